@@ -1,0 +1,87 @@
+/**
+ * Content parts: the pieces a conversation turn is made of, independent of any wire protocol.
+ *
+ * Every part may carry `ext`, a bag of fields the IR has no home for. A decoder puts the
+ * unknown fields of a block there (e.g. Anthropic `cache_control`, a tool_use `caller`), and
+ * an encoder of the same protocol writes them back, so same-protocol passthrough loses nothing.
+ */
+
+/** Fields with no IR home, keyed by the protocol they came from ("openai-chat", "anthropic", ...). */
+export type Ext = Record<string, Record<string, unknown>>;
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  ext?: Ext;
+}
+
+export type ImageSource =
+  | { kind: 'base64'; mediaType: string; data: string }
+  | { kind: 'url'; url: string };
+
+export interface ImagePart {
+  type: 'image';
+  source: ImageSource;
+  /** OpenAI `detail` and the like travel in ext. */
+  ext?: Ext;
+}
+
+/**
+ * Where a reasoning part came from. Signatures and encrypted reasoning are bound to the
+ * provider (and often the model) that produced them: encoders forward them only to the same
+ * provider kind and never invent one.
+ */
+export interface ReasoningOrigin {
+  /** Provider kind: 'anthropic', 'openai-chat', 'openai-responses', 'local'. */
+  provider: string;
+  model?: string;
+}
+
+export interface ReasoningPart {
+  type: 'reasoning';
+  /** Plain reasoning text (empty for redacted reasoning). */
+  text: string;
+  /** Anthropic thinking signature, byte for byte. */
+  signature?: string;
+  /** Opaque redacted/encrypted reasoning (Anthropic redacted_thinking.data, Responses encrypted_content). */
+  redacted?: string;
+  origin?: ReasoningOrigin;
+  ext?: Ext;
+}
+
+export interface ToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  /** The arguments as JSON text, exactly as produced. `{}` for a tool without input. */
+  arguments: string;
+  ext?: Ext;
+}
+
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  content: Array<TextPart | ImagePart>;
+  isError?: boolean;
+  ext?: Ext;
+}
+
+export type UserPart = TextPart | ImagePart;
+export type AssistantPart = TextPart | ReasoningPart | ToolCallPart | FallbackPart;
+
+/**
+ * A record that the gateway handed a request from one model to another after a refusal.
+ * Rendered as a `fallback` content block on the messages protocol; never sent upstream.
+ */
+export interface FallbackPart {
+  type: 'fallback';
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export type Message =
+  | { role: 'user'; content: UserPart[]; ext?: Ext }
+  | { role: 'assistant'; content: AssistantPart[]; ext?: Ext }
+  /** Results of tool calls. Anthropic carries these inside a user turn; decoders split them out. */
+  | { role: 'tool'; content: ToolResultPart[]; ext?: Ext };

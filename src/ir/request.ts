@@ -1,0 +1,67 @@
+import type { Ext, Message, TextPart } from './content.js';
+
+/** The client protocols the gateway speaks. */
+export type ClientProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
+
+export interface Tool {
+  name: string;
+  description?: string;
+  /** JSON schema of the input object. */
+  inputSchema: Record<string, unknown>;
+  ext?: Ext;
+}
+
+export type ToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  | { type: 'required' }
+  | { type: 'tool'; name: string };
+
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+/**
+ * Reasoning as the client asked for it. `enabled` false means the client asked for none (or
+ * said nothing); the routing layer maps effort <-> budget per provider.
+ */
+export interface Reasoning {
+  enabled: boolean;
+  effort?: ReasoningEffort;
+  budgetTokens?: number;
+  /** Responses `reasoning.summary` and Anthropic `display`-like knobs travel here. */
+  summary?: string;
+  /** Anthropic `{type:"adaptive"}`. */
+  adaptive?: boolean;
+}
+
+/** `"default"`: the model's chain from the catalog; a list: these model ids in order; `[]`: none. */
+export type Fallbacks = 'default' | string[];
+
+export interface Request {
+  /** Catalog model id as the client named it. */
+  model: string;
+  system: TextPart[];
+  messages: Message[];
+  tools: Tool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** The output ceiling. Decoders apply their protocol's default when the client omits it. */
+  maxTokens: number;
+  /** True when the client did not send a ceiling (the default may be lowered to the model's limit). */
+  maxTokensDefaulted: boolean;
+  stream: boolean;
+  /** Chat `stream_options.include_usage`. */
+  includeUsage?: boolean;
+  stopSequences?: string[];
+  temperature?: number;
+  topP?: number;
+  reasoning: Reasoning;
+  fast: boolean;
+  fallbacks: Fallbacks;
+  /**
+   * Request fields with no IR home, keyed by the protocol they came from, so that a
+   * same-protocol upstream receives them unchanged (e.g. `{ "anthropic": { metadata, ... } }`).
+   */
+  ext: Ext;
+  /** Headers that matter for same-protocol passthrough (`anthropic-beta`, `anthropic-version`). */
+  passHeaders: Record<string, string>;
+}

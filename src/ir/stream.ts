@@ -1,0 +1,35 @@
+import type { GatewayError } from './errors.js';
+import type { Finish } from './finish.js';
+import type { Usage } from './usage.js';
+
+/**
+ * The canonical stream: a block lifecycle. Every block opens with `*-start`, carries deltas and
+ * closes with `*-end`; blocks are linked by `id` (unique within one stream, assigned by the
+ * producer). Blocks do not interleave except tool blocks, which may (parallel tool calls).
+ *
+ * A well-formed stream is:
+ *   start, (block events)*, [fallback, (block events)*]*, finish
+ * or ends early with `error` after any prefix.
+ */
+export type StreamEvent =
+  /** The upstream accepted the request. `usage` carries the input side when it is known up front. */
+  | { type: 'start'; id: string; model: string; usage?: Usage }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; text: string }
+  | { type: 'text-end'; id: string }
+  /** `redacted` set means an opaque redacted block (no deltas follow). */
+  | { type: 'reasoning-start'; id: string; redacted?: string }
+  | { type: 'reasoning-delta'; id: string; text: string }
+  /** The signature of a reasoning block, passed on byte for byte. */
+  | { type: 'reasoning-signature'; id: string; signature: string }
+  | { type: 'reasoning-end'; id: string }
+  | { type: 'tool-start'; id: string; toolCallId: string; name: string }
+  /** A fragment of the arguments' JSON text. */
+  | { type: 'tool-delta'; id: string; json: string }
+  | { type: 'tool-end'; id: string }
+  /** The gateway switched to another model after a refusal (emitted by the pipeline only). */
+  | { type: 'fallback'; from: string; to: string; reason: string }
+  | { type: 'finish'; finish: Finish; usage: Usage }
+  | { type: 'error'; error: GatewayError };
+
+export type StreamEventType = StreamEvent['type'];

@@ -1,0 +1,59 @@
+import type { Request, StreamEvent } from '../ir/index.js';
+
+/** Provider kinds the gateway can speak to. */
+export type ProviderType = 'openai' | 'anthropic' | 'local';
+
+export interface Timeouts {
+  /** TCP/TLS connect. */
+  connectMs: number;
+  /** From request sent to response headers / first byte. */
+  firstByteMs: number;
+  /** Longest silence between two chunks of a stream. */
+  idleMs: number;
+}
+
+/** A provider as configured in the catalog (transport facts only). */
+export interface ProviderConfig {
+  id: string;
+  type: ProviderType;
+  baseUrl: string;
+  /** The resolved key (read from `api_key_env` at start-up); undefined for keyless upstreams. */
+  apiKey?: string;
+  headers: Record<string, string>;
+  timeouts: Timeouts;
+  /** Retries on 429 / 5xx / connection errors while nothing has reached the client. */
+  maxRetries: number;
+}
+
+/** What routing decided for one attempt. */
+export interface Target {
+  provider: ProviderConfig;
+  /** Catalog id of the model this attempt runs. */
+  modelId: string;
+  /** The name the upstream knows the model by. */
+  upstreamModel: string;
+  /** Provider options for a fast variant served by the same upstream model. */
+  fastOptions?: { serviceTier?: string; speed?: string };
+  /** Local models only: output tokens per second. */
+  tokensPerSecond?: number;
+}
+
+export interface ProviderCall {
+  /** The request with reasoning and the ceiling already resolved for this target. */
+  request: Request;
+  target: Target;
+  requestId: string;
+  /** Aborted when the client disconnects or the gateway stops the attempt. */
+  signal: AbortSignal;
+}
+
+/**
+ * A provider produces a well-formed IR stream (`start`, blocks, `finish`) for a call. It throws a
+ * GatewayError (with `retryable` set as appropriate) when the upstream fails, before or during
+ * the stream. One folder per provider with `api`, `encode-request`, `decode-response`,
+ * `decode-stream`, `decode-error`, and an `index.ts` exporting one `Provider`.
+ */
+export interface Provider {
+  type: ProviderType;
+  stream(call: ProviderCall): AsyncIterable<StreamEvent>;
+}
