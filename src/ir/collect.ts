@@ -39,7 +39,12 @@ export class Collector {
         break;
       }
       case 'reasoning-start':
-        this.openBlock(ev.id, { type: 'reasoning', text: '', ...(ev.redacted !== undefined ? { redacted: ev.redacted } : {}) });
+        this.openBlock(ev.id, {
+          type: 'reasoning',
+          text: '',
+          ...(ev.redacted !== undefined ? { redacted: ev.redacted } : {}),
+          ...(ev.origin ? { origin: ev.origin } : {}),
+        });
         break;
       case 'reasoning-delta': {
         const b = this.open.get(ev.id);

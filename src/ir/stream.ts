@@ -1,4 +1,5 @@
 import type { GatewayError } from './errors.js';
+import type { ReasoningOrigin } from './content.js';
 import type { Finish } from './finish.js';
 import type { Usage } from './usage.js';
 
@@ -17,8 +18,11 @@ export type StreamEvent =
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; text: string }
   | { type: 'text-end'; id: string }
-  /** `redacted` set means an opaque redacted block (no deltas follow). */
-  | { type: 'reasoning-start'; id: string; redacted?: string }
+  /**
+   * `redacted` set means an opaque redacted block (no deltas follow). `origin` says which provider
+   * produced it, so encoders pass signatures and encrypted reasoning back only where they belong.
+   */
+  | { type: 'reasoning-start'; id: string; redacted?: string; origin?: ReasoningOrigin }
   | { type: 'reasoning-delta'; id: string; text: string }
   /** The signature of a reasoning block, passed on byte for byte. */
   | { type: 'reasoning-signature'; id: string; signature: string }

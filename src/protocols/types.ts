@@ -17,6 +17,8 @@ export interface EncodeMeta {
   inputTokensEstimate: number;
   /** Chat `stream_options.include_usage`. */
   includeUsage: boolean;
+  /** Which variant serves the first attempt (`fast` when the fast variant does). */
+  servedVariant?: 'standard' | 'fast';
   /** The request as decoded (Responses echoes several request fields). */
   request: Request;
 }

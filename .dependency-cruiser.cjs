@@ -1,0 +1,25 @@
+/** Imports point down (STYLE.md rule 7): main -> app -> http -> handlers -> pipeline -> {routing, ledger} -> {protocols, providers} -> ir. */
+const layer = (name) => `^src/${name}/`;
+const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    forbid('ir-is-the-bottom', layer('ir'), '^src/(?!ir/)', 'the IR imports nothing of the app'),
+    forbid('protocols-are-pure', layer('protocols'), '^src/(providers|pipeline|handlers|http|ledger|routing|app|config)/', 'protocols translate; they never reach providers or I/O'),
+    forbid('providers-are-independent', layer('providers'), '^src/(protocols|pipeline|handlers|http|ledger|routing|app|config)/', 'providers never import protocols'),
+    forbid('ledger-below-pipeline', layer('ledger'), '^src/(pipeline|handlers|http|protocols|providers|app)/', 'the ledger knows nothing of requests'),
+    forbid('routing-below-pipeline', layer('routing'), '^src/(pipeline|handlers|http|ledger|protocols|app)/', ''),
+    forbid('pipeline-below-handlers', layer('pipeline'), '^src/(handlers|http|app)/', ''),
+    forbid('handlers-below-http', layer('handlers'), '^src/(http|app)/', 'handlers never touch Koa'),
+    forbid('handlers-no-koa', layer('handlers'), 'node_modules/(koa|@koa)/', 'domain code never touches Koa'),
+    forbid('only-ledger-touches-db', '^src/(?!ledger/)', 'node_modules/(kysely|pg|@electric-sql|kysely-pglite-dialect)/', 'only the ledger touches the database'),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};

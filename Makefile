@@ -1,0 +1,50 @@
+# Switchyard. `make run` and `make test` work on a fresh clone: they install what they need.
+SHELL := /bin/bash
+NODE_RUN := node --import tsx
+export NODE_OPTIONS ?= --max-old-space-size=4096
+
+.PHONY: all install generate check-generated typecheck lint test test-unit run fuzz fuzz-schemathesis bench clean
+
+all: test
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+## Compile spec/ (TypeSpec) into generated/openapi.yaml and generated/types.ts.
+generate: install
+	bash tools/generate.sh
+
+## Fail when generated/ does not match spec/.
+check-generated: install
+	bash tools/check-generated.sh
+
+typecheck: install
+	npx tsc --noEmit -p .
+
+## Layering (imports point down) and types.
+lint: install typecheck
+	npx depcruise --config .dependency-cruiser.cjs src
+
+## The README's test command: staleness check, types, layering, then every test.
+test: install check-generated lint
+	npx vitest run
+
+run: install
+	$(NODE_RUN) src/main.ts serve --demo
+
+## Contract fuzzing with a bigger budget (FUZZ_RUNS cases per operation).
+fuzz: install
+	FUZZ_RUNS=$${FUZZ_RUNS:-2000} npx vitest run test/contract
+
+## Schemathesis needs a Docker engine (not available on the CI machines).
+fuzz-schemathesis:
+	docker run --rm --network host schemathesis/schemathesis:stable run http://127.0.0.1:8080/openapi.json --checks all
+
+bench: install
+	$(NODE_RUN) tools/bench/main.ts
+
+clean:
+	rm -rf node_modules data .bench

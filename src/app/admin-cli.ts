@@ -1,0 +1,51 @@
+import { openLedger, MONEY_UNIT, type Ledger } from '../ledger/index.js';
+
+type Flags = { balance?: string; name?: string; account?: string; reason?: string };
+
+/** The admin CLI: the same ledger code the admin API uses, straight on the database. */
+export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
+  const ledger = await openLedger({
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
+  });
+  try {
+    const out = await dispatch(ledger, [command, ...args], flags);
+    process.stdout.write(`${JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+    return 0;
+  } finally {
+    await ledger.close();
+  }
+}
+
+async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<unknown> {
+  const [a, b, c, d] = words;
+  const need = (v: string | undefined, what: string) => {
+    if (!v) throw new Error(`missing ${what} (see switchyard --help)`);
+    return v;
+  };
+  switch (`${a} ${b ?? ''}`.trim()) {
+    case 'accounts create':
+      return ledger.createAccount(need(c, '<name>'), BigInt(flags.balance ?? 0));
+    case 'accounts show':
+      return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
+    case 'keys create':
+      return ledger.createKey(need(c, '<account_id>'), flags.name);
+    case 'keys revoke':
+      return (await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`);
+    case 'keys list':
+      return ledger.listKeys(flags.account);
+    default:
+  }
+  if (a === 'credit') {
+    return ledger.credit(need(b, '<account_id>'), BigInt(need(c, '<amount>')), need(flags.reason ?? d, '--reason'));
+  }
+  if (a === 'balance') {
+    const acct = (await ledger.getAccount(need(b, '<account_id>'))) ?? fail(`no account ${b}`);
+    return { account_id: acct.id, balance: acct.balance, held: acct.held, available: acct.available, unit: MONEY_UNIT };
+  }
+  throw new Error(`unknown command "${words.join(' ')}" (see switchyard --help)`);
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}

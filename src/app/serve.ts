@@ -1,0 +1,65 @@
+import { startGateway, type Gateway } from './start-gateway.js';
+import { MONEY_UNIT } from '../ledger/index.js';
+
+/** Demo balance: $10 in nanodollars. */
+const DEMO_BALANCE = 10_000_000_000n;
+
+export interface ServeOptions {
+  /** Ensure a demo account and print a fresh key and ready-to-paste requests. */
+  demo: boolean;
+}
+
+/** `switchyard serve`: start on the environment's settings, stop cleanly on SIGINT/SIGTERM. */
+export async function serve(opts: ServeOptions): Promise<Gateway> {
+  const gateway = await startGateway({
+    host: process.env.HOST ?? '127.0.0.1',
+    port: Number(process.env.PORT ?? 8080),
+    configPath: process.env.SWITCHYARD_CONFIG || undefined,
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
+    adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
+    holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    gateway.log.info({ signal }, 'stopping');
+    await gateway.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  gateway.log.info({ url: gateway.url, models: [...gateway.catalog.models.keys()] }, 'switchyard is listening');
+  if (opts.demo) await printDemo(gateway);
+  return gateway;
+}
+
+/** Reuses the demo account (found by its key named "demo") or creates it, then mints a new key. */
+async function printDemo(gateway: Gateway): Promise<void> {
+  const { ledger, url } = gateway;
+  const existing = (await ledger.listKeys()).find((k) => k.name === 'demo');
+  const account = existing ? await ledger.getAccount(existing.accountId) : await ledger.createAccount('demo', DEMO_BALANCE);
+  if (!account) throw new Error('the demo account is missing');
+  const { key } = await ledger.createKey(account.id, 'demo');
+  const model = gateway.catalog.models.has('local-sonnet') ? 'local-sonnet' : [...gateway.catalog.models.keys()][0];
+  process.stdout.write(`
+Switchyard is ready.
+
+  OpenAI-compatible base URL:    ${url}/v1
+  Anthropic-compatible base URL: ${url}
+  API key (demo account ${account.id}, balance ${account.available} ${MONEY_UNIT}):
+    ${key}
+
+Try it:
+
+  curl -sN ${url}/v1/chat/completions \\
+    -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\
+    -d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello, Switchyard!"}]}'
+
+  curl -s ${url}/v1/messages \\
+    -H "x-api-key: ${key}" -H "anthropic-version: 2023-06-01" -H "Content-Type: application/json" \\
+    -d '{"model":"${model}","max_tokens":256,"messages":[{"role":"user","content":"Hello, Switchyard!"}]}'
+
+`);
+}

@@ -1,0 +1,87 @@
+/**
+ * JSON schema of the catalog config file (YAML). The minimal form scripts rely on:
+ *   providers: { <id>: { type: openai | anthropic, base_url, api_key_env } }
+ *   models: [ { id, provider, upstream_model } ]
+ * Everything else is optional with defaults (see load-config.ts and config/example.yaml).
+ */
+const price = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    input: { type: ['string', 'number'] },
+    output: { type: ['string', 'number'] },
+    cache_read: { type: ['string', 'number'] },
+    cache_write: { type: ['string', 'number'] },
+  },
+} as const;
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['providers', 'models'],
+  properties: {
+    providers: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type'],
+        properties: {
+          type: { enum: ['openai', 'anthropic', 'local'] },
+          base_url: { type: 'string', pattern: '^https?://' },
+          api_key_env: { type: 'string', minLength: 1 },
+          headers: { type: 'object', additionalProperties: { type: 'string' } },
+          timeouts: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              connect_ms: { type: 'integer', minimum: 1 },
+              first_byte_ms: { type: 'integer', minimum: 1 },
+              idle_ms: { type: 'integer', minimum: 1 },
+            },
+          },
+          max_retries: { type: 'integer', minimum: 0, maximum: 10 },
+        },
+      },
+    },
+    models: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'provider', 'upstream_model'],
+        properties: {
+          id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' },
+          provider: { type: 'string' },
+          upstream_model: { type: 'string', minLength: 1 },
+          display_name: { type: 'string' },
+          price,
+          context_window: { type: 'integer', minimum: 1 },
+          max_output_tokens: { type: 'integer', minimum: 1 },
+          capabilities: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { tools: { type: 'boolean' }, reasoning: { type: 'boolean' }, images: { type: 'boolean' } },
+          },
+          fast: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              model: { type: 'string' },
+              service_tier: { type: 'string' },
+              speed: { type: 'string' },
+              price,
+            },
+          },
+          fallbacks: { type: 'array', items: { type: 'string' } },
+          fallback_on_unavailable: { type: 'boolean' },
+          aliases: { type: 'array', items: { type: 'string' } },
+          created: { type: 'integer', minimum: 0 },
+          tokens_per_second: { type: 'number', minimum: 0 },
+          hidden: { type: 'boolean' },
+        },
+      },
+    },
+  },
+} as const;

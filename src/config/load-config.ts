@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import type { ProviderConfig, ProviderType } from '../providers/types.js';
+import type { Catalog, ModelEntry, Price } from '../routing/catalog.js';
+import { configSchema } from './config-schema.js';
+import { usdPerMillionToNanosPerToken } from './money.js';
+
+/** Raised for any problem in the config; the message names the bad entry. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
+const DEFAULT_BASE_URL: Record<string, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  local: 'local://',
+};
+
+type Raw = Record<string, any>;
+
+const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema);
+
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Catalog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config ${path}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`config ${path} is not valid YAML: ${(e as Error).message}`);
+  }
+  return buildCatalog(raw, env, path);
+}
+
+/** Validates a parsed config document and turns it into a catalog. */
+export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'config'): Catalog {
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((e) => `${describePath(raw, e.instancePath)} ${e.message}`);
+    throw new ConfigError(`${source} is invalid:\n  ${problems.join('\n  ')}`);
+  }
+  const doc = raw as Raw;
+  const providers = new Map<string, ProviderConfig>();
+  for (const [id, p] of Object.entries(doc.providers as Record<string, Raw>)) {
+    providers.set(id, buildProvider(id, p, env, source));
+  }
+  const models = new Map<string, ModelEntry>();
+  for (const [i, m] of (doc.models as Raw[]).entries()) {
+    const where = `${source}: models[${i}] (id "${m.id}")`;
+    if (models.has(m.id)) throw new ConfigError(`${where}: duplicate model id`);
+    if (!providers.has(m.provider)) throw new ConfigError(`${where}: provider "${m.provider}" is not declared under providers`);
+    models.set(m.id, buildModel(m, where));
+  }
+  const aliases = new Map<string, string>();
+  for (const m of models.values()) {
+    for (const alias of m.aliases) {
+      if (models.has(alias) || aliases.has(alias)) throw new ConfigError(`${source}: alias "${alias}" of model "${m.id}" is already taken`);
+      aliases.set(alias, m.id);
+    }
+  }
+  for (const m of models.values()) checkReferences(m, models, source);
+  return { providers, models, aliases };
+}
+
+function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: string): ProviderConfig {
+  const where = `${source}: providers.${id}`;
+  let apiKey: string | undefined;
+  if (p.api_key_env) {
+    apiKey = env[p.api_key_env];
+    if (!apiKey) throw new ConfigError(`${where}: environment variable ${p.api_key_env} (api_key_env) is not set`);
+  }
+  return {
+    id,
+    type: p.type as ProviderType,
+    baseUrl: (p.base_url ?? DEFAULT_BASE_URL[p.type]).replace(/\/+$/, ''),
+    apiKey,
+    headers: p.headers ?? {},
+    timeouts: {
+      connectMs: p.timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
+      firstByteMs: p.timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
+      idleMs: p.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+    },
+    maxRetries: p.max_retries ?? 2,
+  };
+}
+
+function buildPrice(p: Raw | undefined, where: string): Price {
+  const get = (k: string) => (p?.[k] === undefined ? 0n : usdPerMillionToNanosPerToken(p[k], `${where}: price.${k}`));
+  return { input: get('input'), output: get('output'), cacheRead: get('cache_read'), cacheWrite: get('cache_write') };
+}
+
+function buildModel(m: Raw, where: string): ModelEntry {
+  const price = buildPrice(m.price, where);
+  const maxOutputTokens = m.max_output_tokens ?? 16384;
+  const contextWindow = m.context_window ?? 200_000;
+  if (maxOutputTokens > contextWindow) throw new ConfigError(`${where}: max_output_tokens exceeds context_window`);
+  const fast = m.fast
+    ? {
+        model: m.fast.model,
+        serviceTier: m.fast.service_tier,
+        speed: m.fast.speed,
+        price: m.fast.price ? buildPrice(m.fast.price, `${where} fast`) : undefined,
+      }
+    : undefined;
+  if (fast && !fast.model && !fast.serviceTier && !fast.speed) {
+    throw new ConfigError(`${where}: fast needs one of model, service_tier or speed`);
+  }
+  return {
+    id: m.id,
+    displayName: m.display_name ?? m.id,
+    provider: m.provider,
+    upstreamModel: m.upstream_model,
+    price,
+    contextWindow,
+    maxOutputTokens,
+    capabilities: { tools: true, reasoning: false, images: true, ...(m.capabilities ?? {}) },
+    fast,
+    fallbacks: m.fallbacks ?? [],
+    fallbackOnUnavailable: m.fallback_on_unavailable ?? false,
+    aliases: m.aliases ?? [],
+    created: m.created ?? 0,
+    tokensPerSecond: m.tokens_per_second,
+    hidden: m.hidden ?? false,
+  };
+}
+
+function checkReferences(m: ModelEntry, models: Map<string, ModelEntry>, source: string): void {
+  const where = `${source}: model "${m.id}"`;
+  for (const f of m.fallbacks) {
+    if (!models.has(f)) throw new ConfigError(`${where}: fallback "${f}" is not a model in the catalog`);
+    if (f === m.id) throw new ConfigError(`${where}: a model cannot fall back to itself`);
+  }
+  if (m.fast?.model && !models.has(m.fast.model)) {
+    throw new ConfigError(`${where}: fast.model "${m.fast.model}" is not a model in the catalog`);
+  }
+}
+
+/** `/models/2/provider` -> `models[2] (id "x").provider`, so the message names the entry. */
+function describePath(raw: unknown, pointer: string): string {
+  const parts = pointer.split('/').filter(Boolean);
+  let node: any = raw;
+  let out = '';
+  for (const part of parts) {
+    node = node?.[part];
+    if (/^\d+$/.test(part)) {
+      out += `[${part}]`;
+      if (node && typeof node === 'object' && typeof node.id === 'string') out += ` (id "${node.id}")`;
+    } else {
+      out += out ? `.${part}` : part;
+    }
+  }
+  return out || '(root)';
+}

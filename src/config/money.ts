@@ -1,0 +1,24 @@
+/**
+ * Prices in the config are written as USD per million tokens ("3.00"), the way providers publish
+ * them. The ledger's unit is the nanodollar (1e-9 USD) per token, so USD/M x 1000 = nanodollars per
+ * token, exact for up to three decimal places. Parsed as text: no floating point touches money.
+ */
+export function usdPerMillionToNanosPerToken(value: unknown, where: string): bigint {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^\d+(\.\d+)?$/.test(text.trim())) {
+    throw new Error(`${where}: price must be a non-negative decimal (USD per million tokens), got ${JSON.stringify(value)}`);
+  }
+  const [whole, frac = ''] = text.trim().split('.');
+  const significant = frac.replace(/0+$/, '');
+  if (significant.length > 3) {
+    throw new Error(`${where}: price ${text} has more precision than the ledger's unit (0.001 USD per million tokens)`);
+  }
+  return BigInt(whole) * 1000n + BigInt(significant.padEnd(3, '0') || '0');
+}
+
+/** Nanodollars per token back to USD per million tokens, for display. */
+export function nanosPerTokenToUsdPerMillion(nanos: bigint): string {
+  const whole = nanos / 1000n;
+  const frac = (nanos % 1000n).toString().padStart(3, '0');
+  return `${whole}.${frac}`;
+}

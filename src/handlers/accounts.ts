@@ -1,0 +1,118 @@
+import { GatewayError } from '../ir/index.js';
+import type { Ledger, TokenCounts } from '../ledger/index.js';
+import { MONEY_UNIT, toJsonNumber } from './json-money.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+type Account = NonNullable<Awaited<ReturnType<Ledger['getAccount']>>>;
+
+export function accountBody(a: Account) {
+  return {
+    id: a.id,
+    name: a.name,
+    balance: toJsonNumber(a.balance),
+    held: toJsonNumber(a.held),
+    available: toJsonNumber(a.available),
+    unit: MONEY_UNIT,
+    created_at: a.createdAt.toISOString(),
+  };
+}
+
+async function mustGetAccount(ledger: Ledger, id: string): Promise<Account> {
+  const a = await ledger.getAccount(id);
+  if (!a) throw new GatewayError('not_found', `account "${id}" does not exist`, { param: 'account_id' });
+  return a;
+}
+
+/** GET /v1/balance: the caller's own account. */
+export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const a = await mustGetAccount(ledger, input.auth!.accountId);
+  return {
+    kind: 'json',
+    status: 200,
+    body: { account_id: a.id, balance: toJsonNumber(a.balance), held: toJsonNumber(a.held), available: toJsonNumber(a.available), unit: MONEY_UNIT },
+  };
+}
+
+export async function createAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const a = await ledger.createAccount(input.body.name, BigInt(input.body.balance ?? 0));
+  return { kind: 'json', status: 201, body: accountBody(a) };
+}
+
+export async function getAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  return { kind: 'json', status: 200, body: accountBody(await mustGetAccount(ledger, input.params.account_id)) };
+}
+
+export async function addCredits(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  await mustGetAccount(ledger, input.params.account_id);
+  const entry = await ledger.credit(input.params.account_id, BigInt(input.body.amount), input.body.reason);
+  const account = await mustGetAccount(ledger, input.params.account_id);
+  return { kind: 'json', status: 200, body: { entry: journalBody(entry), account: accountBody(account) } };
+}
+
+type JournalEntry = Awaited<ReturnType<Ledger['ledgerEntries']>>[number];
+
+/** Token counts as the API shows them: input without cache, cache reads and writes apart. */
+function tokenFields(t: TokenCounts | null) {
+  return {
+    input_tokens: t ? toJsonNumber(t.inputNoCache) : null,
+    output_tokens: t ? toJsonNumber(t.output) : null,
+    cache_read_tokens: t ? toJsonNumber(t.inputCacheRead) : null,
+    cache_write_tokens: t ? toJsonNumber(t.inputCacheWrite) : null,
+    reasoning_tokens: t ? toJsonNumber(t.reasoning) : null,
+  };
+}
+
+function nullableNumber(v: bigint | number | null | undefined): number | null {
+  return v === null || v === undefined ? null : toJsonNumber(v);
+}
+
+export function journalBody(e: JournalEntry) {
+  return {
+    id: toJsonNumber(e.id),
+    account_id: e.accountId,
+    kind: e.kind,
+    amount: toJsonNumber(e.amount),
+    balance_after: toJsonNumber(e.balanceAfter),
+    request_id: e.requestId ?? null,
+    model: e.model ?? null,
+    cost: nullableNumber(e.cost),
+    ...tokenFields(e.tokens),
+    reason: e.reason ?? null,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+function limitOf(input: HandlerInput): number {
+  const raw = Number(input.query.limit ?? 100);
+  return Number.isInteger(raw) && raw > 0 ? Math.min(raw, 1000) : 100;
+}
+
+export async function getLedger(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  await mustGetAccount(ledger, input.params.account_id);
+  const entries = await ledger.ledgerEntries(input.params.account_id, limitOf(input));
+  return { kind: 'json', status: 200, body: { data: entries.map(journalBody) } };
+}
+
+export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  await mustGetAccount(ledger, input.params.account_id);
+  const records = await ledger.usageRecords(input.params.account_id, limitOf(input));
+  return {
+    kind: 'json',
+    status: 200,
+    body: {
+      data: records.map((r) => ({
+        request_id: r.requestId,
+        account_id: r.accountId,
+        model_requested: r.modelRequested,
+        model_served: r.modelServed ?? null,
+        attempts: r.attempts,
+        ...tokenFields(r.tokens),
+        cost: toJsonNumber(r.cost),
+        unit: MONEY_UNIT,
+        latency_ms: toJsonNumber(r.latencyMs),
+        status: r.status,
+        created_at: r.createdAt.toISOString(),
+      })),
+    },
+  };
+}

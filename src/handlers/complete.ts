@@ -1,0 +1,83 @@
+import { Collector, toGatewayError, type Response, type StreamEvent } from '../ir/index.js';
+import { startRun, type Run } from '../pipeline/run-completion.js';
+import type { PipelineDeps, RunSummary } from '../pipeline/types.js';
+import type { EncodeMeta, ProtocolAdapter, SseFrame } from '../protocols/types.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+/**
+ * One handler serves every completion protocol: decode, run the pipeline, encode. The protocol
+ * adapter is the only thing that differs between /v1/chat/completions, /v1/messages and
+ * /v1/responses.
+ */
+export async function handleCompletion(deps: PipelineDeps, input: HandlerInput): Promise<HandlerResult> {
+  const protocol = input.protocol;
+  const req = protocol.decodeRequest(input.body, input.headers);
+  const run = await startRun(deps, { requestId: input.requestId, accountId: input.auth!.accountId, keyId: input.auth!.keyId, signal: input.signal }, req);
+  const meta: EncodeMeta = {
+    requestId: input.requestId,
+    created: Math.floor(deps.now() / 1000),
+    requestedModel: req.model,
+    inputTokensEstimate: run.summary.inputTokens,
+    includeUsage: req.includeUsage ?? false,
+    request: req,
+  };
+  if (!req.stream) return collect(run, protocol, meta, deps);
+
+  // Pull the first event before answering, so a failure of the first attempt (or of every
+  // candidate) is still an HTTP error with the right status, not a 200 stream.
+  const first = await run.events.next();
+  return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary) };
+}
+
+async function collect(run: Run, protocol: ProtocolAdapter<any>, meta: EncodeMeta, deps: PipelineDeps): Promise<HandlerResult> {
+  const collector = new Collector();
+  for await (const ev of run.events) collector.push(ev);
+  const res: Response = {
+    id: collector.id || meta.requestId,
+    model: collector.model || run.summary.servedModel || meta.requestedModel,
+    content: collector.content,
+    finish: collector.finish,
+    usage: collector.usage,
+    attempts: run.summary.attempts,
+    servedVariant: run.summary.servedVariant,
+    created: Math.floor(deps.now() / 1000),
+  };
+  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: hopHeaders(run.summary) };
+}
+
+async function* encodeStream(
+  protocol: ProtocolAdapter<any>,
+  meta: EncodeMeta,
+  first: IteratorResult<StreamEvent>,
+  run: Run,
+): AsyncGenerator<SseFrame> {
+  let state = protocol.initStream(meta);
+  const emit = (ev: StreamEvent): SseFrame[] => {
+    const [next, frames] = protocol.stream.step(state, ev);
+    state = next;
+    return frames;
+  };
+  try {
+    if (!first.done) {
+      yield* emit(first.value);
+      for await (const ev of run.events) yield* emit(ev);
+    }
+  } catch (e) {
+    // After the first byte an error can only travel inside the stream.
+    yield* emit({ type: 'error', error: toGatewayError(e) });
+  } finally {
+    await run.events.return(undefined);
+  }
+  if (protocol.stream.end) yield* protocol.stream.end(state);
+}
+
+/** The hops so far, for both protocols (`x-switchyard-attempts: model=outcome, ...`). */
+function hopHeaders(summary: RunSummary): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (summary.attempts.length > 0) {
+    headers['x-switchyard-attempts'] = summary.attempts.map((a) => `${a.model}=${a.outcome}`).join(', ');
+  }
+  if (summary.servedModel) headers['x-switchyard-model'] = summary.servedModel;
+  if (summary.servedVariant) headers['x-switchyard-variant'] = summary.servedVariant;
+  return headers;
+}

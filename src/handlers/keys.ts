@@ -1,0 +1,33 @@
+import { GatewayError } from '../ir/index.js';
+import type { Ledger } from '../ledger/index.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+type KeyRecord = Awaited<ReturnType<Ledger['listKeys']>>[number];
+
+export function keyBody(k: KeyRecord) {
+  return {
+    id: k.id,
+    account_id: k.accountId,
+    name: k.name ?? null,
+    prefix: k.prefix,
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}
+
+/** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */
+export async function createKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const { key, record } = await ledger.createKey(input.body.account_id, input.body.name);
+  return { kind: 'json', status: 201, body: { ...keyBody(record), key } };
+}
+
+export async function listKeys(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const accountId = typeof input.query.account_id === 'string' ? input.query.account_id : undefined;
+  return { kind: 'json', status: 200, body: { data: (await ledger.listKeys(accountId)).map(keyBody) } };
+}
+
+export async function revokeKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const record = await ledger.revokeKey(input.params.key_id);
+  if (!record) throw new GatewayError('not_found', `key "${input.params.key_id}" does not exist`, { param: 'key_id' });
+  return { kind: 'json', status: 200, body: keyBody(record) };
+}

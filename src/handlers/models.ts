@@ -1,0 +1,55 @@
+import { GatewayError } from '../ir/index.js';
+import { findModel, type Catalog, type ModelEntry } from '../routing/catalog.js';
+import { MONEY_UNIT, toJsonNumber } from './json-money.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+/** GET /v1/models: OpenAI's list shape, or Anthropic's when the caller sends `anthropic-version`. */
+export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult {
+  const models = [...catalog.models.values()].filter((m) => !m.hidden);
+  if (wantsAnthropicShape(input)) {
+    const data = models.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));
+    return {
+      kind: 'json',
+      status: 200,
+      body: { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+    };
+  }
+  return { kind: 'json', status: 200, body: { object: 'list', data: models.map((m) => ({ ...openaiEntry(catalog, m), ...extras(catalog, m) })) } };
+}
+
+/** GET /v1/models/{model_id}. */
+export function getModel(catalog: Catalog, input: HandlerInput): HandlerResult {
+  const m = findModel(catalog, input.params.model_id);
+  if (!m) throw new GatewayError('not_found', `model "${input.params.model_id}" is not in the catalog`, { param: 'model_id', code: 'model_not_found' });
+  const entry = wantsAnthropicShape(input) ? anthropicEntry(m) : openaiEntry(catalog, m);
+  return { kind: 'json', status: 200, body: { ...entry, ...extras(catalog, m) } };
+}
+
+function wantsAnthropicShape(input: HandlerInput): boolean {
+  return input.headers['anthropic-version'] !== undefined;
+}
+
+function openaiEntry(catalog: Catalog, m: ModelEntry) {
+  return { id: m.id, object: 'model', created: m.created, owned_by: catalog.providers.get(m.provider)?.id ?? m.provider };
+}
+
+function anthropicEntry(m: ModelEntry) {
+  return { type: 'model', id: m.id, display_name: m.displayName, created_at: new Date(m.created * 1000).toISOString() };
+}
+
+function extras(catalog: Catalog, m: ModelEntry) {
+  return {
+    pricing: {
+      input: toJsonNumber(m.price.input),
+      output: toJsonNumber(m.price.output),
+      cache_read: toJsonNumber(m.price.cacheRead),
+      cache_write: toJsonNumber(m.price.cacheWrite),
+      unit: `${MONEY_UNIT} per token`,
+    },
+    context_window: m.contextWindow,
+    max_output_tokens: m.maxOutputTokens,
+    capabilities: m.capabilities,
+    fast_variant: m.fast ? (m.fast.model ?? `${m.id} (${m.fast.serviceTier ? `service_tier ${m.fast.serviceTier}` : `speed ${m.fast.speed}`})`) : null,
+    provider: catalog.providers.get(m.provider)?.type ?? m.provider,
+  };
+}

@@ -1,0 +1,23 @@
+import type { SseFrame, HeaderBag, ProtocolAdapter } from '../protocols/types.js';
+
+/** Everything a handler gets from the HTTP layer: plain data, no framework objects. */
+export interface HandlerInput {
+  body: any;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  headers: HeaderBag;
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** The authenticated caller (client API routes). */
+  auth?: { accountId: string; keyId: string };
+  /** The protocol whose shapes this route speaks (errors are rendered with it). */
+  protocol: ProtocolAdapter<any>;
+}
+
+export type HandlerResult =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'sse'; frames: AsyncGenerator<SseFrame>; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number; headers?: Record<string, string> };
+
+export type Handler = (input: HandlerInput) => Promise<HandlerResult>;

@@ -1,0 +1,172 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { GatewayError, toGatewayError } from '../ir/index.js';
+import type { HandlerInput, HandlerResult } from '../handlers/types.js';
+import type { Logger } from '../pipeline/types.js';
+import type { ProtocolAdapter } from '../protocols/types.js';
+import type { ApiDocument } from './openapi-document.js';
+import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
+import { writeFrames } from './sse-writer.js';
+
+export interface AppOptions extends RouteDeps {
+  api: ApiDocument;
+  /** Bearer token of the admin API; the admin API is closed when unset. */
+  adminKey?: string;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  log: Logger;
+}
+
+interface State {
+  requestId: string;
+  protocol: ProtocolAdapter<any>;
+}
+
+const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The Koa app: request ids, error rendering in the caller's protocol (in one place), body
+ * parsing, routing from the OpenAPI document, validation, authentication, then the handler.
+ */
+export function createApp(opts: AppOptions): Koa<State> {
+  const app = new Koa<State>();
+  const router = new Router<State>();
+  const table = routeTable(opts);
+
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.protocol = protocolForPath(ctx.path, ctx.headers as Record<string, string | undefined>);
+    ctx.set('x-request-id', ctx.state.requestId);
+    if (ctx.state.protocol.name === 'anthropic-messages') ctx.set('request-id', ctx.state.requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
+        throw new GatewayError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (e) {
+      renderError(ctx, ctx.state.protocol, httpError(e), opts.log);
+    }
+  });
+
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: opts.bodyLimitBytes,
+      encoding: 'utf-8',
+      onError: (err: any) => {
+        if (err.status === 413 || err.type === 'entity.too.large') {
+          throw new GatewayError('request_too_large', `the request body is larger than the limit of ${opts.bodyLimitBytes} bytes`);
+        }
+        throw new GatewayError('invalid_request', `the request body is not valid JSON: ${err.message}`);
+      },
+    }),
+  );
+
+  for (const route of opts.api.routes) {
+    const spec = table[route.operationId];
+    if (!spec) throw new Error(`no handler for operation ${route.operationId}`);
+    const method = route.method as 'get' | 'post' | 'delete' | 'head';
+    router[method](route.path, async (ctx) => {
+      ctx.state.protocol = spec.protocol;
+      const input = await prepareInput(ctx, route.operationId, spec, opts);
+      await respond(ctx, await spec.handler(input), input.signal);
+    });
+  }
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new GatewayError('method_not_allowed', 'this method is not allowed on this path'),
+      notImplemented: () => new GatewayError('method_not_allowed', 'this method is not supported'),
+    }),
+  );
+  return app;
+}
+
+async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: string, spec: RouteSpec, opts: AppOptions): Promise<HandlerInput> {
+  const headers = ctx.headers as Record<string, string | undefined>;
+  if (ctx.method === 'POST' && ctx.request.length !== 0 && !ctx.is('application/json')) {
+    throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
+  }
+  for (const name of ['anthropic-version', 'vendor-version']) {
+    const v = headers[name];
+    if (v !== undefined && !VERSION_HEADER.test(v)) throw new GatewayError('invalid_request', `${name}: must be a date like 2023-06-01`, { param: name });
+  }
+  const auth = await authenticate(spec.auth, headers, opts);
+  const body = (ctx.request as any).body;
+  const params = (ctx as any).params ?? {};
+  opts.api.validate(operationId, { body: ctx.method === 'POST' ? body : undefined, params, query: ctx.query, headers });
+  const abort = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  });
+  return { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: abort.signal, auth, protocol: spec.protocol };
+}
+
+async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions) {
+  if (mode === 'none') return undefined;
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim();
+  if (mode === 'admin') {
+    if (!opts.adminKey) throw new GatewayError('permission', 'the admin API is disabled: set SWITCHYARD_ADMIN_KEY');
+    if (!bearer || !safeEqual(bearer, opts.adminKey)) throw new GatewayError('authentication', 'invalid admin key (Authorization: Bearer $SWITCHYARD_ADMIN_KEY)');
+    return undefined;
+  }
+  const key = bearer ?? headers['x-api-key']?.trim();
+  if (!key) throw new GatewayError('authentication', 'missing API key: send Authorization: Bearer <key> or x-api-key: <key>');
+  const auth = await opts.ledger.authenticate(key);
+  if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
+  return auth;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResult, signal: AbortSignal): Promise<void> {
+  for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+  if (result.kind === 'json') {
+    ctx.status = result.status;
+    ctx.body = result.body;
+    return;
+  }
+  if (result.kind === 'empty') {
+    ctx.status = result.status;
+    ctx.body = '';
+    return;
+  }
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(200, {
+    ...Object.fromEntries(Object.entries(ctx.response.headers).map(([k, v]) => [k, String(v)])),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  try {
+    await writeFrames(res, result.frames, signal);
+  } finally {
+    res.end();
+  }
+}
+
+function httpError(e: unknown): GatewayError {
+  const err = e as { status?: number; expose?: boolean; message?: string };
+  if (!(e instanceof GatewayError) && err?.status === 405) return new GatewayError('method_not_allowed', err.message ?? 'method not allowed');
+  return toGatewayError(e);
+}
+
+function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAdapter<any>, err: GatewayError, log: Logger): void {
+  if (err.status >= 500) log.error({ err, cause: (err as any).cause, requestId: ctx.state.requestId }, 'request failed');
+  if (ctx.respond === false || ctx.headerSent) return;
+  const rendered = protocol.encodeError(err, ctx.state.requestId);
+  ctx.status = rendered.status;
+  for (const [k, v] of Object.entries(rendered.headers)) ctx.set(k, v);
+  ctx.body = rendered.body;
+}

@@ -1,0 +1,62 @@
+import * as accounts from '../handlers/accounts.js';
+import { handleCompletion } from '../handlers/complete.js';
+import { countTokens } from '../handlers/count-tokens.js';
+import * as keys from '../handlers/keys.js';
+import { getModel, listModels } from '../handlers/models.js';
+import type { Handler } from '../handlers/types.js';
+import type { Ledger } from '../ledger/index.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import { anthropicMessages } from '../protocols/anthropic-messages/index.js';
+import { openaiChat } from '../protocols/openai-chat/index.js';
+import { openaiResponses } from '../protocols/openai-responses/index.js';
+import type { ProtocolAdapter } from '../protocols/types.js';
+
+export type AuthMode = 'client' | 'admin' | 'none';
+
+export interface RouteSpec {
+  handler: Handler;
+  /** Whose shapes errors take on this route. */
+  protocol: ProtocolAdapter<any>;
+  auth: AuthMode;
+}
+
+export interface RouteDeps {
+  pipeline: PipelineDeps;
+  ledger: Ledger;
+  document: Record<string, unknown>;
+}
+
+/** operationId (from generated/openapi.yaml) -> handler. A new endpoint is one line here. */
+export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
+  const { pipeline, ledger } = deps;
+  const complete: Handler = (input) => handleCompletion(pipeline, input);
+  const json = (body: unknown): Handler => async () => ({ kind: 'json', status: 200, body });
+  return {
+    createChatCompletion: { handler: complete, protocol: openaiChat, auth: 'client' },
+    createMessage: { handler: complete, protocol: anthropicMessages, auth: 'client' },
+    createResponse: { handler: complete, protocol: openaiResponses, auth: 'client' },
+    countMessageTokens: { handler: async (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
+    listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
+    getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
+    getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },
+    adminCreateAccount: { handler: (i) => accounts.createAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminGetAccount: { handler: (i) => accounts.getAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminAddCredits: { handler: (i) => accounts.addCredits(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminGetLedger: { handler: (i) => accounts.getLedger(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminGetUsage: { handler: (i) => accounts.getUsage(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminCreateKey: { handler: (i) => keys.createKey(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminListKeys: { handler: (i) => keys.listKeys(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
+    getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
+    getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },
+    headRoot: { handler: async () => ({ kind: 'empty', status: 200 }), protocol: openaiChat, auth: 'none' },
+  };
+}
+
+/** The protocol whose error shape an unrouted request gets (404/405 and the like). */
+export function protocolForPath(path: string, headers: Record<string, string | undefined>): ProtocolAdapter<any> {
+  if (path.startsWith('/v1/messages')) return anthropicMessages;
+  if (path.startsWith('/v1/responses')) return openaiResponses;
+  if (!path.startsWith('/v1/chat') && (headers['anthropic-version'] || headers['x-api-key'])) return anthropicMessages;
+  return openaiChat;
+}

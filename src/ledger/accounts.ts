@@ -1,0 +1,57 @@
+import { sql, type Kysely } from 'kysely';
+import { GatewayError } from '../ir/errors.js';
+import type { Database, AccountRow, JournalRow } from './schema.js';
+import type { Account, JournalEntry } from './types.js';
+import { newAccountId } from './ids.js';
+import { toAccount, toJournalEntry } from './rows.js';
+
+/** Creates the account and journals a non-zero opening balance as a credit, in one statement. */
+export async function createAccount(db: Kysely<Database>, name: string, initialBalance = 0n): Promise<Account> {
+  if (initialBalance < 0n) throw new GatewayError('invalid_request', 'initial balance must not be negative');
+  const { rows } = await sql<AccountRow>`
+    WITH a AS (
+      INSERT INTO accounts (id, name, balance) VALUES (${newAccountId()}, ${name}, ${initialBalance})
+      RETURNING *
+    ), j AS (
+      INSERT INTO journal (account_id, kind, amount, balance_after, reason)
+      SELECT id, 'credit', balance, balance, 'initial balance' FROM a WHERE balance <> 0
+    )
+    SELECT * FROM a`.execute(db);
+  return toAccount(rows[0]);
+}
+
+export async function getAccount(db: Kysely<Database>, id: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toAccount(row);
+}
+
+/**
+ * Adds `amount` (negative for a correction) and journals it with the exact balance after.
+ * A correction may never take the balance below what is held.
+ */
+export async function credit(
+  db: Kysely<Database>,
+  accountId: string,
+  amount: bigint,
+  reason: string,
+): Promise<JournalEntry> {
+  if (amount === 0n) throw new GatewayError('invalid_request', 'credit amount must not be zero');
+  const { rows } = await sql<JournalRow>`
+    WITH a AS (
+      UPDATE accounts SET balance = balance + ${amount}
+      WHERE id = ${accountId} AND balance + ${amount} >= held
+      RETURNING id, balance
+    )
+    INSERT INTO journal (account_id, kind, amount, balance_after, reason)
+    SELECT id, 'credit', ${amount}, balance, ${reason} FROM a
+    RETURNING *`.execute(db);
+  if (rows[0]) return toJournalEntry(rows[0]);
+  // Diagnosis only: the statement above already decided.
+  const account = await getAccount(db, accountId);
+  if (!account) throw new GatewayError('not_found', `account ${accountId} not found`);
+  throw new GatewayError(
+    'invalid_request',
+    `a correction of ${amount} nanodollars would leave the balance (${account.balance}) below the held amount (${account.held})`,
+    { details: { balance: account.balance.toString(), held: account.held.toString(), unit: 'nanodollars' } },
+  );
+}

@@ -1,0 +1,65 @@
+import { mkdir } from 'node:fs/promises';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrations } from './migrations/index.js';
+
+const INT8_OID = 20;
+
+export interface ConnectOptions {
+  /** postgres:// URL: use PostgreSQL through `pg`. */
+  databaseUrl?: string;
+  /** PGlite data directory when no databaseUrl; `memory://` for an in-memory database. */
+  dataDir?: string;
+  /** PostgreSQL only: run in this schema (created if missing) via the connection's search_path. */
+  schema?: string;
+  /** PostgreSQL only: pool size (default 20). */
+  poolSize?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * One row type for both drivers: BIGINT becomes a JS bigint. pg gets a per-pool type config
+ * (the global pg.types stays untouched); PGlite gets a parser on its instance.
+ */
+export async function connect(opts: ConnectOptions): Promise<Kysely<Database>> {
+  if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts);
+  return connectPglite(opts.dataDir ?? './data');
+}
+
+async function connectPostgres(url: string, opts: ConnectOptions): Promise<Kysely<Database>> {
+  if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) {
+    throw new Error(`invalid schema name: ${opts.schema}`);
+  }
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 20,
+    types,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  if (opts.schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(opts.schema)}`.execute(db);
+  return db;
+}
+
+async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
+  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
+  const client = await PGlite.create({ dataDir, parsers: { [INT8_OID]: (v: string) => BigInt(v) } });
+  // kysely-pglite-dialect queues connections, so transactions never interleave on PGlite's one session.
+  return new Kysely<Database>({ dialect: new PGliteDialect(client) });
+}
+
+/** Bring the schema up to date. Kysely's Migrator holds an advisory lock, so concurrent starts are safe. */
+export async function migrate(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,11 @@
+/** The ledger's public surface. Only src/ledger touches the database. */
+export { openLedger, ledgerOptionsFromEnv, Ledger, DEFAULT_HOLD_TTL_MS } from './ledger.js';
+export type { LedgerOptions, LedgerLog } from './ledger.js';
+export type { SettleResult } from './settle.js';
+export { costOf, holdAmount } from './price.js';
+export { startReaper } from './reaper.js';
+export { MONEY_UNIT } from './types.js';
+export type {
+  Account, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
+  HoldRequest, SettleRequest,
+} from './types.js';

@@ -1,0 +1,60 @@
+import { sql, type Kysely } from 'kysely';
+import { GatewayError } from '../ir/errors.js';
+import type { Database } from './schema.js';
+import type { KeyRecord } from './types.js';
+import { hashKey, KEY_DISPLAY_CHARS, KEY_PREFIX, newApiKey, newKeyId } from './ids.js';
+import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
+import { toKeyRecord } from './rows.js';
+
+/** Issues a key; only its sha256 is stored, so the raw key is returned exactly once. */
+export async function createKey(
+  db: Kysely<Database>,
+  accountId: string,
+  name = '',
+): Promise<{ key: string; record: KeyRecord }> {
+  const key = newApiKey();
+  try {
+    const row = await db
+      .insertInto('api_keys')
+      .values({ id: newKeyId(), account_id: accountId, name, prefix: key.slice(0, KEY_DISPLAY_CHARS), hash: hashKey(key) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { key, record: toKeyRecord(row) };
+  } catch (e) {
+    if (sqlState(e) === FOREIGN_KEY_VIOLATION) {
+      throw new GatewayError('not_found', `account ${accountId} not found`, { cause: e });
+    }
+    throw e;
+  }
+}
+
+export async function listKeys(db: Kysely<Database>, accountId?: string): Promise<KeyRecord[]> {
+  let q = db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
+  if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+  return (await q.execute()).map(toKeyRecord);
+}
+
+/** Revoking twice keeps the first revocation time. */
+export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<KeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toKeyRecord(row);
+}
+
+export async function authenticate(
+  db: Kysely<Database>,
+  rawKey: string,
+): Promise<{ accountId: string; keyId: string } | undefined> {
+  if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id'])
+    .where('hash', '=', hashKey(rawKey))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row && { accountId: row.account_id, keyId: row.id };
+}

@@ -1,0 +1,67 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { JournalEntry, UsageRecord } from './types.js';
+import { toJournalEntry, toUsageRecord } from './rows.js';
+
+/** Newest first. */
+export async function ledgerEntries(db: Kysely<Database>, accountId: string, limit = 100): Promise<JournalEntry[]> {
+  const rows = await db
+    .selectFrom('journal')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toJournalEntry);
+}
+
+/** Newest first. */
+export async function usageRecords(db: Kysely<Database>, accountId: string, limit = 100): Promise<UsageRecord[]> {
+  const rows = await db
+    .selectFrom('usage_records')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('request_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toUsageRecord);
+}
+
+/**
+ * Checks the projections against their sources in one snapshot: balance = sum of the journal,
+ * held = sum of pending holds, each journal line's balance_after = running sum, captures = settled holds.
+ */
+export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean; problems: string[] }> {
+  const { rows } = await sql<{ problem: string }>`
+    WITH j AS (
+      SELECT account_id, id, amount, balance_after,
+        sum(amount) OVER (PARTITION BY account_id ORDER BY id) AS running
+      FROM journal
+    ), sums AS (
+      SELECT account_id, sum(amount) AS total FROM journal GROUP BY account_id
+    ), pending AS (
+      SELECT account_id, sum(amount) AS total FROM holds WHERE status = 'pending' GROUP BY account_id
+    ), captures AS (
+      SELECT request_id, -sum(amount) AS total FROM journal WHERE kind = 'capture' GROUP BY request_id
+    )
+    SELECT 'account ' || a.id || ': balance ' || a.balance || ' but journal sums to ' || coalesce(s.total, 0) AS problem
+      FROM accounts a LEFT JOIN sums s ON s.account_id = a.id WHERE a.balance <> coalesce(s.total, 0)
+    UNION ALL
+    SELECT 'account ' || a.id || ': held ' || a.held || ' but pending holds sum to ' || coalesce(p.total, 0)
+      FROM accounts a LEFT JOIN pending p ON p.account_id = a.id WHERE a.held <> coalesce(p.total, 0)
+    UNION ALL
+    SELECT 'account ' || a.id || ': negative (balance ' || a.balance || ', held ' || a.held || ')'
+      FROM accounts a WHERE a.balance < 0 OR a.held < 0 OR a.held > a.balance
+    UNION ALL
+    SELECT 'journal ' || j.id || ': balance_after ' || j.balance_after || ' but running sum is ' || j.running
+      FROM j WHERE j.balance_after <> j.running
+    UNION ALL
+    SELECT 'hold ' || h.id || ': captured ' || h.captured || ' but journal captures ' || coalesce(c.total, 0)
+      FROM holds h LEFT JOIN captures c ON c.request_id = h.id WHERE h.captured <> coalesce(c.total, 0)
+    UNION ALL
+    SELECT 'capture for ' || c.request_id || ' has no settled hold'
+      FROM captures c LEFT JOIN holds h ON h.id = c.request_id WHERE h.status IS DISTINCT FROM 'settled'`.execute(db);
+  const problems = rows.map((r) => r.problem);
+  return { ok: problems.length === 0, problems };
+}

@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { UsageRecordInput } from './types.js';
+import { toJson } from './json.js';
+
+/**
+ * Voids a pending hold without charge (at most once: only a pending hold changes).
+ * With a usage record, the request is still recorded, at cost 0, in the same statement.
+ */
+export async function release(db: Kysely<Database>, requestId: string, record?: UsageRecordInput): Promise<boolean> {
+  const { rows } = record
+    ? await sql<{ id: string }>`
+        WITH h AS (
+          UPDATE holds SET status = 'released', resolved_at = now()
+          WHERE id = ${requestId} AND status = 'pending'
+          RETURNING account_id, amount
+        ), a AS (
+          UPDATE accounts SET held = accounts.held - h.amount FROM h
+          WHERE accounts.id = h.account_id RETURNING accounts.id
+        ), u AS (
+          INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
+            cost, latency_ms, status)
+          SELECT ${requestId}, a.id, ${record.keyId}, ${record.modelRequested}, ${record.modelServed},
+            ${toJson(record.attempts ?? [])}::jsonb, 0, ${Math.max(0, Math.round(record.latencyMs))},
+            ${record.status}
+          FROM a
+        )
+        SELECT id FROM a`.execute(db)
+    : await sql<{ id: string }>`
+        WITH h AS (
+          UPDATE holds SET status = 'released', resolved_at = now()
+          WHERE id = ${requestId} AND status = 'pending'
+          RETURNING account_id, amount
+        )
+        UPDATE accounts SET held = accounts.held - h.amount FROM h
+        WHERE accounts.id = h.account_id RETURNING accounts.id`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * Expires pending holds past their deadline, in batches. A per-schema advisory lock lets one
+ * reaper work at a time (others return 0 at once), so several instances never deadlock on the
+ * accounts they update; SKIP LOCKED leaves holds that a settle is resolving right now alone.
+ */
+export async function reapExpired(db: Kysely<Database>, now?: Date, batch = 1000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await reapBatch(db, now, batch);
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+async function reapBatch(db: Kysely<Database>, now: Date | undefined, batch: number): Promise<number> {
+  const { rows } = await sql<{ n: bigint }>`
+    WITH lock AS (
+      SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':switchyard-reaper')) AS ok
+    ), due AS (
+      SELECT holds.id FROM holds, lock
+      WHERE lock.ok AND holds.status = 'pending' AND holds.expires_at <= coalesce(${now ?? null}::timestamptz, now())
+      ORDER BY holds.expires_at
+      LIMIT ${batch}
+      FOR UPDATE OF holds SKIP LOCKED
+    ), h AS (
+      UPDATE holds SET status = 'expired', resolved_at = now()
+      FROM due WHERE holds.id = due.id AND holds.status = 'pending'
+      RETURNING holds.account_id, holds.amount
+    ), per_account AS (
+      SELECT account_id, sum(amount) AS amount FROM h GROUP BY account_id
+    ), a AS (
+      UPDATE accounts SET held = accounts.held - per_account.amount FROM per_account
+      WHERE accounts.id = per_account.account_id
+    )
+    SELECT count(*) AS n FROM h`.execute(db);
+  return Number(rows[0].n);
+}

@@ -1,0 +1,90 @@
+import type { Account, JournalEntry, KeyRecord, TokenCounts, UsageRecord } from './types.js';
+import type { AccountRow, ApiKeyRow, JournalRow, UsageRecordRow } from './schema.js';
+import type { Usage } from '../ir/usage.js';
+
+/** Row -> domain mappers. Pure; every BIGINT is already a bigint (see connect.ts). */
+
+export function toAccount(r: AccountRow): Account {
+  return {
+    id: r.id,
+    name: r.name,
+    balance: r.balance,
+    held: r.held,
+    available: r.balance - r.held,
+    createdAt: r.created_at,
+  };
+}
+
+export function toKeyRecord(r: ApiKeyRow): KeyRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+export function toJournalEntry(r: JournalRow): JournalEntry {
+  const tokens: TokenCounts | null =
+    r.output_tokens === null
+      ? null
+      : {
+          inputNoCache: r.input_no_cache ?? 0n,
+          inputCacheRead: r.input_cache_read ?? 0n,
+          inputCacheWrite: r.input_cache_write ?? 0n,
+          output: r.output_tokens,
+          reasoning: r.reasoning_tokens ?? 0n,
+        };
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    kind: r.kind,
+    amount: r.amount,
+    balanceAfter: r.balance_after,
+    requestId: r.request_id,
+    model: r.model,
+    cost: r.cost,
+    tokens,
+    reason: r.reason,
+    createdAt: r.created_at,
+  };
+}
+
+export function toUsageRecord(r: UsageRecordRow): UsageRecord {
+  return {
+    requestId: r.request_id,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    modelRequested: r.model_requested,
+    modelServed: r.model_served,
+    attempts: Array.isArray(r.attempts) ? r.attempts : [],
+    latencyMs: Number(r.latency_ms),
+    status: r.status,
+    tokens: {
+      inputNoCache: r.input_no_cache,
+      inputCacheRead: r.input_cache_read,
+      inputCacheWrite: r.input_cache_write,
+      output: r.output_tokens,
+      reasoning: r.reasoning_tokens,
+    },
+    cost: r.cost,
+    createdAt: r.created_at,
+  };
+}
+
+/** IR usage (numbers) -> ledger token counts (bigints); rejects what is not a count. */
+export function tokenCounts(u: Usage): TokenCounts {
+  const n = (v: number, what: string) => {
+    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${what} is not a token count: ${v}`);
+    return BigInt(v);
+  };
+  return {
+    inputNoCache: n(u.input.noCache, 'input.noCache'),
+    inputCacheRead: n(u.input.cacheRead, 'input.cacheRead'),
+    inputCacheWrite: n(u.input.cacheWrite, 'input.cacheWrite'),
+    output: n(u.output.total, 'output.total'),
+    reasoning: n(u.output.reasoning, 'output.reasoning'),
+  };
+}

@@ -1,0 +1,88 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+/**
+ * Kysely's view of the tables. BIGINT columns are `bigint` on both pg and PGlite
+ * (see connect.ts: both drivers parse OID 20 with BigInt).
+ */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  balance: bigint;
+  held: Generated<bigint>;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  created_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export type HoldStatus = 'pending' | 'settled' | 'released' | 'expired';
+
+export interface HoldsTable {
+  id: string;
+  account_id: string;
+  amount: bigint;
+  status: HoldStatus;
+  captured: Generated<bigint>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  resolved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface JournalTable {
+  id: Generated<bigint>;
+  account_id: string;
+  kind: 'credit' | 'capture';
+  amount: bigint;
+  balance_after: bigint;
+  request_id: string | null;
+  model: string | null;
+  cost: bigint | null;
+  input_no_cache: bigint | null;
+  input_cache_read: bigint | null;
+  input_cache_write: bigint | null;
+  output_tokens: bigint | null;
+  reasoning_tokens: bigint | null;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
+export interface UsageRecordsTable {
+  request_id: string;
+  account_id: string;
+  key_id: string | null;
+  model_requested: string;
+  model_served: string | null;
+  attempts: unknown;
+  input_no_cache: bigint;
+  input_cache_read: bigint;
+  input_cache_write: bigint;
+  output_tokens: bigint;
+  reasoning_tokens: bigint;
+  cost: bigint;
+  latency_ms: bigint;
+  status: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  holds: HoldsTable;
+  journal: JournalTable;
+  usage_records: UsageRecordsTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type HoldRow = Selectable<HoldsTable>;
+export type JournalRow = Selectable<JournalTable>;
+export type UsageRecordRow = Selectable<UsageRecordsTable>;

@@ -1,0 +1,92 @@
+import type { Usage } from '../ir/usage.js';
+
+/** Money is integer nanodollars (1e-9 USD). */
+export const MONEY_UNIT = 'nanodollars';
+
+export interface Account {
+  id: string;
+  name: string;
+  balance: bigint;
+  held: bigint;
+  /** balance - held: what a new hold may take. */
+  available: bigint;
+  createdAt: Date;
+}
+
+export interface KeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** First 12 characters of the key, for display only. */
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export type JournalKind = 'credit' | 'capture';
+
+export interface TokenCounts {
+  inputNoCache: bigint;
+  inputCacheRead: bigint;
+  inputCacheWrite: bigint;
+  output: bigint;
+  reasoning: bigint;
+}
+
+export interface JournalEntry {
+  id: bigint;
+  accountId: string;
+  kind: JournalKind;
+  /** Signed change of the balance: credits positive (or negative for a correction), captures <= 0. */
+  amount: bigint;
+  /** The balance right after this line; the chain of lines is exact. */
+  balanceAfter: bigint;
+  requestId: string | null;
+  model: string | null;
+  /** The priced cost of a capture line; more than -amount when the hold capped it. */
+  cost: bigint | null;
+  tokens: TokenCounts | null;
+  reason: string | null;
+  createdAt: Date;
+}
+
+/** One billed attempt: each attempt is billed at its own model's price. */
+export interface Charge {
+  model: string;
+  usage: Usage;
+  cost: bigint;
+}
+
+/** What the pipeline knows about a finished request; the ledger adds account, cost and tokens. */
+export interface UsageRecordInput {
+  keyId: string | null;
+  modelRequested: string;
+  modelServed: string | null;
+  /** One entry per upstream attempt (model, provider, status, error...), stored as JSON. */
+  attempts: unknown[];
+  latencyMs: number;
+  /** e.g. 'ok', 'error', 'cancelled'. */
+  status: string;
+}
+
+export interface UsageRecord extends UsageRecordInput {
+  requestId: string;
+  accountId: string;
+  tokens: TokenCounts;
+  /** What was captured for the request (0 for a released hold). */
+  cost: bigint;
+  createdAt: Date;
+}
+
+export interface HoldRequest {
+  requestId: string;
+  accountId: string;
+  amount: bigint;
+  ttlMs: number;
+}
+
+export interface SettleRequest {
+  requestId: string;
+  charges: Charge[];
+  record: UsageRecordInput;
+}

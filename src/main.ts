@@ -1,0 +1,66 @@
+/**
+ * The `switchyard` command: the gateway server and the admin CLI over the same ledger code.
+ *
+ *   switchyard serve [--demo]                      start the gateway (HOST, PORT, SWITCHYARD_CONFIG, ...)
+ *   switchyard accounts create <name> [--balance N]
+ *   switchyard accounts show <account_id>
+ *   switchyard keys create <account_id> [--name N]
+ *   switchyard keys revoke <key_id>
+ *   switchyard keys list [--account <account_id>]
+ *   switchyard credit <account_id> <amount> --reason <text>
+ *   switchyard balance <account_id>
+ */
+import { parseArgs } from 'node:util';
+import { runAdminCommand } from './app/admin-cli.js';
+import { serve } from './app/serve.js';
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      demo: { type: 'boolean', default: false },
+      balance: { type: 'string' },
+      name: { type: 'string' },
+      account: { type: 'string' },
+      reason: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command = 'serve', ...rest] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (command === 'serve') {
+    await serve({ demo: values.demo ?? false });
+    return -1; // keeps running
+  }
+  return runAdminCommand(command, rest, values);
+}
+
+const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic messages and OpenAI Responses.
+
+  switchyard serve [--demo]
+  switchyard accounts create <name> [--balance <nanodollars>]
+  switchyard accounts show <account_id>
+  switchyard keys create <account_id> [--name <name>]
+  switchyard keys revoke <key_id>
+  switchyard keys list [--account <account_id>]
+  switchyard credit <account_id> <amount> --reason <text>
+  switchyard balance <account_id>
+
+Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; built-in local models
+when unset), DATABASE_URL (PostgreSQL; embedded PGlite in SWITCHYARD_DATA_DIR, default ./data, when
+unset), SWITCHYARD_ADMIN_KEY (enables the admin API), LOG_LEVEL.
+`;
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`switchyard: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

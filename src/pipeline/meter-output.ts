@@ -1,0 +1,112 @@
+import type { Finish, StreamEvent, Usage } from '../ir/index.js';
+import { countTokens, decodeTokens, encodeText } from '../util/tokenizer.js';
+
+/** What the gateway itself measured of one attempt's output. */
+export class OutputMeter {
+  /** Output tokens counted so far (exact at the ceiling, a close upper estimate below it). */
+  counted = 0;
+  /** True once any block reached the client side of the pipeline. */
+  emittedOutput = false;
+  finish?: Finish;
+  usage?: Usage;
+  private blockText = new Map<string, string>();
+  private blockKind = new Map<string, 'text' | 'reasoning' | 'tool'>();
+  private open = new Map<string, 'text' | 'reasoning' | 'tool'>();
+
+  constructor(readonly maxTokens: number) {}
+
+  /** Open blocks, in opening order, so a cut can close them. */
+  openBlocks(): Array<[string, 'text' | 'reasoning' | 'tool']> {
+    return [...this.open.entries()];
+  }
+
+  track(ev: StreamEvent): void {
+    switch (ev.type) {
+      case 'text-start':
+        this.openBlock(ev.id, 'text');
+        break;
+      case 'reasoning-start':
+        this.openBlock(ev.id, 'reasoning');
+        break;
+      case 'tool-start':
+        this.openBlock(ev.id, 'tool');
+        break;
+      case 'text-end':
+      case 'reasoning-end':
+      case 'tool-end':
+        this.open.delete(ev.id);
+        break;
+      default:
+    }
+  }
+
+  private openBlock(id: string, kind: 'text' | 'reasoning' | 'tool'): void {
+    this.open.set(id, kind);
+    this.blockKind.set(id, kind);
+    this.blockText.set(id, '');
+    this.emittedOutput = true;
+  }
+
+  /**
+   * Admits a delta under the ceiling. Returns the part of `piece` that fits (all of it, a prefix,
+   * or '') and whether the ceiling is now reached. Counting is per piece (cheap); only when that
+   * estimate crosses the ceiling are the blocks recounted exactly, so a well-behaved upstream is
+   * never cut early by the estimate.
+   */
+  admit(id: string, piece: string): { text: string; reached: boolean } {
+    const n = countTokens(piece);
+    if (this.counted + n <= this.maxTokens) return this.accept(id, piece, n);
+    const exactBefore = this.exactCount();
+    const exactWith = countTokens((this.blockText.get(id) ?? '') + piece) - countTokens(this.blockText.get(id) ?? '');
+    if (exactBefore + exactWith <= this.maxTokens) {
+      this.counted = exactBefore;
+      return this.accept(id, piece, exactWith);
+    }
+    const room = Math.max(0, this.maxTokens - exactBefore);
+    const prefix = room > 0 ? decodeTokens(encodeText(piece).slice(0, room)) : '';
+    this.counted = exactBefore;
+    const accepted = this.accept(id, prefix, room);
+    return { text: accepted.text, reached: true };
+  }
+
+  private accept(id: string, piece: string, n: number): { text: string; reached: boolean } {
+    this.counted += n;
+    this.blockText.set(id, (this.blockText.get(id) ?? '') + piece);
+    return { text: piece, reached: this.counted >= this.maxTokens };
+  }
+
+  private exactCount(): number {
+    return this.exactOutput().total;
+  }
+
+  /** The tokenizer's count over everything admitted so far, block by block. */
+  exactOutput(): { total: number; reasoning: number } {
+    let total = 0;
+    let reasoning = 0;
+    for (const [id, text] of this.blockText) {
+      const n = countTokens(text);
+      total += n;
+      if (this.blockKind.get(id) === 'reasoning') reasoning += n;
+    }
+    return { total, reasoning };
+  }
+}
+
+/** Events that close every open block, for a stream the gateway cuts. */
+export function closeOpenBlocks(meter: OutputMeter): StreamEvent[] {
+  return meter.openBlocks().map(([id, kind]) => ({ type: `${kind}-end` as const, id }) as StreamEvent);
+}
+
+/**
+ * The usage billed for an attempt: the upstream's numbers where it reported them, else what the
+ * gateway counted; output never above the ceiling.
+ */
+export function billableUsage(meter: OutputMeter, inputTokens: number): Usage {
+  const up = meter.usage;
+  const upstreamInput = up ? up.input.noCache + up.input.cacheRead + up.input.cacheWrite : 0;
+  const input = upstreamInput > 0 ? up!.input : { noCache: inputTokens, cacheRead: 0, cacheWrite: 0 };
+  const reported = up && up.output.total > 0 ? up.output : meter.exactOutput();
+  const outputTotal = Math.min(reported.total, meter.maxTokens);
+  const reasoning = Math.min(reported.reasoning, outputTotal);
+  return { input: { ...input }, output: { total: outputTotal, reasoning } };
+}

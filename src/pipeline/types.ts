@@ -1,0 +1,45 @@
+import type { Attempt, Usage } from '../ir/index.js';
+import type { Ledger } from '../ledger/index.js';
+import type { Provider, ProviderType } from '../providers/types.js';
+import type { Catalog } from '../routing/catalog.js';
+
+/** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
+export type LedgerPort = Pick<Ledger, 'placeHold' | 'settle'>;
+
+export type RunStatus = 'ok' | 'cancelled' | 'error' | 'refused';
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface PipelineDeps {
+  catalog: Catalog;
+  ledger: LedgerPort;
+  providers: Partial<Record<ProviderType, Provider>>;
+  holdTtlMs: number;
+  log: Logger;
+  /** Injected clock (ms), so tests can control it. */
+  now: () => number;
+}
+
+/** Who is calling and how to stop: everything the pipeline needs from the HTTP layer. */
+export interface CallContext {
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/** Filled in while the run goes; final once the event stream has ended. */
+export interface RunSummary {
+  attempts: Attempt[];
+  servedModel?: string;
+  servedVariant?: 'standard' | 'fast';
+  inputTokens: number;
+  usage?: Usage;
+  cost: bigint;
+  status?: RunStatus;
+}

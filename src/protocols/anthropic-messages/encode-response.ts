@@ -1,0 +1,71 @@
+import type { AssistantPart } from '../../ir/content.js';
+import type { Finish, FinishReason } from '../../ir/finish.js';
+import type { Response } from '../../ir/response.js';
+import type { Usage } from '../../ir/usage.js';
+import type { EncodeMeta } from '../types.js';
+import { messageId } from '../shared/ids.js';
+import { parseToolInput } from '../shared/json.js';
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+const STOP: Record<FinishReason, StopReason> = {
+  stop: 'end_turn',
+  other: 'end_turn',
+  error: 'end_turn',
+  length: 'max_tokens',
+  'tool-calls': 'tool_use',
+  'stop-sequence': 'stop_sequence',
+  refusal: 'refusal',
+  pause: 'pause_turn',
+};
+
+/** `stop_reason`, `stop_sequence` and (when known) `stop_details`, as message and message_delta carry them. */
+export function stopFields(f: Finish) {
+  return {
+    stop_reason: STOP[f.unified] ?? 'end_turn',
+    stop_sequence: f.stopSequence ?? null,
+    ...(f.details ? { stop_details: f.details } : {}),
+  };
+}
+
+/** Usage in Anthropic's split: `input_tokens` excludes cache reads and writes. */
+export function messagesUsage(u: Usage, iterations: number) {
+  return {
+    input_tokens: u.input.noCache,
+    cache_creation_input_tokens: u.input.cacheWrite,
+    cache_read_input_tokens: u.input.cacheRead,
+    output_tokens: u.output.total,
+    iterations,
+  };
+}
+
+/** One IR assistant part as a content block; unknown fields from an Anthropic upstream (ext) come back. */
+export function contentBlock(p: AssistantPart): Record<string, unknown> {
+  switch (p.type) {
+    case 'text':
+      return { ...p.ext?.anthropic, type: 'text', text: p.text };
+    case 'reasoning':
+      if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
+      return { type: 'thinking', thinking: p.text, signature: p.signature ?? '' };
+    case 'tool-call':
+      return { ...p.ext?.anthropic, type: 'tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
+    case 'fallback':
+      return { type: 'fallback', from: p.from, to: p.to, reason: p.reason };
+  }
+}
+
+/**
+ * IR response -> Message body. `usage.iterations` counts the attempts (1 + fallbacks), as the
+ * interface spec states; fallback hops appear in `content` as `fallback` blocks.
+ */
+export function encodeMessagesResponse(res: Response, meta: EncodeMeta): unknown {
+  return {
+    id: messageId(meta.requestId),
+    type: 'message',
+    role: 'assistant',
+    model: res.model,
+    content: res.content.map(contentBlock),
+    ...stopFields(res.finish),
+    usage: messagesUsage(res.usage, Math.max(1, res.attempts.length)),
+  };
+}

@@ -1,0 +1,119 @@
+import type { StreamEvent } from '../../ir/stream.js';
+import type { StreamTranslator } from '../../ir/translator.js';
+import type { EncodeMeta, SseFrame } from '../types.js';
+import { chatCompletionId } from '../shared/ids.js';
+import { chatErrorObject } from './encode-error.js';
+import { chatFinishReason, chatUsage, type ChatFinishReason } from './encode-response.js';
+
+export interface ChatStreamState {
+  id: string;
+  created: number;
+  /** Model named in chunks: the requested one, then the upstream's `start`, then each fallback target. */
+  model: string;
+  includeUsage: boolean;
+  /** The role chunk went out. */
+  started: boolean;
+  /** `[DONE]` went out; later events are ignored. */
+  done: boolean;
+  /** IR tool block id -> `tool_calls[].index`, counted 0,1,2 in order of tool-start. */
+  tools: Record<string, number>;
+  nextTool: number;
+}
+
+export function initChatStream(meta: EncodeMeta): ChatStreamState {
+  return {
+    id: chatCompletionId(meta.requestId),
+    created: meta.created,
+    model: meta.requestedModel,
+    includeUsage: meta.includeUsage,
+    started: false,
+    done: false,
+    tools: {},
+    nextTool: 0,
+  };
+}
+
+const DONE: SseFrame = { data: '[DONE]' };
+
+/**
+ * IR events -> chat.completion.chunk frames. Extensions to OpenAI's chunk shape, all additive:
+ * - signed/redacted reasoning: a delta with `thinking_blocks:[{type:"thinking",thinking:"",signature}]`
+ *   or `[{type:"redacted_thinking",data}]`; the thinking text itself is on `reasoning_content`,
+ *   so a client rebuilds `{type:"thinking", thinking:<joined reasoning_content>, signature}` and
+ *   sends it back in `assistant.thinking_blocks` (the LiteLLM convention).
+ * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason}}`; later chunks
+ *   name the new model.
+ */
+export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame> = {
+  step(state, ev) {
+    if (state.done) return [state, []];
+    const s: ChatStreamState = { ...state };
+    const out: SseFrame[] = [];
+    const begin = () => {
+      if (s.started) return;
+      s.started = true;
+      out.push(chunk(s, { role: 'assistant', content: '' }));
+    };
+    const emit = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: ChatFinishReason | null = null) => {
+      begin();
+      out.push(chunk(s, delta, finish, extra));
+    };
+    switch (ev.type) {
+      case 'start':
+        if (ev.model) s.model = ev.model;
+        begin();
+        break;
+      case 'text-delta':
+        if (ev.text !== '') emit({ content: ev.text });
+        break;
+      case 'reasoning-start':
+        if (ev.redacted !== undefined) emit({ thinking_blocks: [{ type: 'redacted_thinking', data: ev.redacted }] });
+        break;
+      case 'reasoning-delta':
+        if (ev.text !== '') emit({ reasoning_content: ev.text });
+        break;
+      case 'reasoning-signature':
+        emit({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: ev.signature }] });
+        break;
+      case 'tool-start': {
+        const index = s.nextTool++;
+        s.tools = { ...s.tools, [ev.id]: index };
+        emit({ tool_calls: [{ index, id: ev.toolCallId, type: 'function', function: { name: ev.name, arguments: '' } }] });
+        break;
+      }
+      case 'tool-delta': {
+        const index = s.tools[ev.id];
+        if (ev.json !== '' && index !== undefined) emit({ tool_calls: [{ index, function: { arguments: ev.json } }] });
+        break;
+      }
+      case 'fallback':
+        s.model = ev.to;
+        emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason } } });
+        break;
+      case 'finish':
+        emit({}, {}, chatFinishReason(ev.finish.unified));
+        if (s.includeUsage) out.push(frame({ ...head(s), choices: [], usage: chatUsage(ev.usage) }));
+        out.push(DONE);
+        s.done = true;
+        break;
+      case 'error':
+        out.push(frame(chatErrorObject(ev.error)), DONE);
+        s.done = true;
+        break;
+      default:
+        // text-start/-end, reasoning-end without redaction, tool-end: chat has no block boundaries.
+        break;
+    }
+    return [s, out];
+  },
+};
+
+function head(s: ChatStreamState) {
+  return { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.model };
+}
+
+function chunk(s: ChatStreamState, delta: Record<string, unknown>, finish: ChatFinishReason | null = null, extra: Record<string, unknown> = {}): SseFrame {
+  return frame({ ...head(s), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
+}
+
+const frame = (body: unknown): SseFrame => ({ data: JSON.stringify(body) });

@@ -1,0 +1,204 @@
+import {
+  invalid,
+  type AssistantPart,
+  type ImagePart,
+  type Message,
+  type TextPart,
+  type ToolResultPart,
+} from '../../ir/index.js';
+
+/** The ext key this protocol uses on parts, messages and the request. */
+export const EXT = 'openai-responses';
+
+type Json = Record<string, unknown>;
+
+export interface DecodedInput {
+  system: TextPart[];
+  messages: Message[];
+  /** Input items with no IR home (hosted tool calls, custom tool calls...), with their IR position. */
+  otherItems: Array<{ position: number; item: Json }>;
+}
+
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Responses `input` (a string or a list of items) plus `instructions` into IR system parts and
+ * messages. Consecutive assistant-side items (message, reasoning, function_call) merge into one
+ * assistant message, consecutive function_call_output items into one tool message.
+ */
+export function decodeInput(input: unknown, instructions: unknown): DecodedInput {
+  const out: DecodedInput = { system: [], messages: [], otherItems: [] };
+  if (typeof instructions === 'string' && instructions !== '') {
+    // Marked so the response can echo `instructions` without the hoisted developer messages.
+    out.system.push({ type: 'text', text: instructions, ext: { [EXT]: { source: 'instructions' } } });
+  } else if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') {
+    throw invalid('instructions must be a string', 'instructions');
+  }
+  if (typeof input === 'string') {
+    out.messages.push({ role: 'user', content: [{ type: 'text', text: input }] });
+    return out;
+  }
+  // Without stored responses there is nothing to continue from, so input is required.
+  if (!Array.isArray(input)) throw invalid('input must be a string or an array of items', 'input');
+  input.forEach((item, i) => decodeItem(out, item, `input.${i}`));
+  return out;
+}
+
+function decodeItem(out: DecodedInput, item: unknown, param: string): void {
+  if (!isObj(item)) throw invalid('input items must be objects', param);
+  const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+  switch (type) {
+    case 'message':
+      return decodeMessage(out, item, param);
+    case 'function_call':
+      return pushAssistant(out, decodeFunctionCall(item, param));
+    case 'function_call_output':
+      return pushTool(out, decodeFunctionCallOutput(item, param));
+    case 'reasoning':
+      return pushAssistant(out, decodeReasoning(item, param));
+    case 'item_reference':
+      throw invalid('item_reference needs stored responses, which this gateway does not keep; send the items themselves', `${param}.id`);
+    default:
+      if (typeof type !== 'string') throw invalid('input item has no type', `${param}.type`);
+      // Hosted tool calls and the like: no IR home, kept for a same-protocol upstream.
+      out.otherItems.push({ position: out.messages.length, item });
+  }
+}
+
+function decodeMessage(out: DecodedInput, item: Json, param: string): void {
+  const role = item.role;
+  const content = item.content;
+  if (role === 'system' || role === 'developer') {
+    for (const t of textsOf(content, `${param}.content`, ['input_text'])) out.system.push({ type: 'text', text: t });
+    return;
+  }
+  if (role === 'user') {
+    out.messages.push({ role: 'user', content: userParts(content, `${param}.content`) });
+    return;
+  }
+  if (role === 'assistant') {
+    const texts = textsOf(content, `${param}.content`, ['output_text', 'input_text', 'refusal']);
+    texts.forEach((text, j) => {
+      // A replayed refusal part stays text, marked so a Responses upstream gets it back as one.
+      const refusal = Array.isArray(content) && (content[j] as Json).type === 'refusal';
+      pushAssistant(out, { type: 'text', text, ...(refusal ? { ext: { [EXT]: { refusal: true } } } : {}) });
+    });
+    return;
+  }
+  throw invalid(`unsupported message role: ${String(role)}`, `${param}.role`);
+}
+
+/** Text of a content string or of text-like parts; anything else in that list is a 400. */
+function textsOf(content: unknown, param: string, allowed: string[]): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) throw invalid('content must be a string or an array of parts', param);
+  return content.map((p, j) => {
+    if (!isObj(p) || !allowed.includes(String(p.type))) {
+      throw invalid(`unsupported content part here: ${isObj(p) ? String(p.type) : typeof p}`, `${param}.${j}`);
+    }
+    const text = p.type === 'refusal' ? p.refusal : p.text;
+    if (typeof text !== 'string') throw invalid('text part without text', `${param}.${j}`);
+    return text;
+  });
+}
+
+function userParts(content: unknown, param: string): Array<TextPart | ImagePart> {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalid('content must be a string or an array of parts', param);
+  return content.map((p, j) => decodeUserPart(p, `${param}.${j}`));
+}
+
+function decodeUserPart(p: unknown, param: string): TextPart | ImagePart {
+  if (!isObj(p)) throw invalid('content parts must be objects', param);
+  if (p.type === 'input_text' || p.type === 'output_text') {
+    if (typeof p.text !== 'string') throw invalid('input_text without text', `${param}.text`);
+    return { type: 'text', text: p.text };
+  }
+  if (p.type === 'input_image') return decodeImage(p, param);
+  if (p.type === 'input_file') throw invalid('input_file parts are not supported by this gateway', param);
+  throw invalid(`unsupported content part: ${String(p.type)}`, `${param}.type`);
+}
+
+function decodeImage(p: Json, param: string): ImagePart {
+  if (p.file_id !== undefined && p.file_id !== null) {
+    throw invalid('input_image by file_id is not supported (no Files API); send image_url', `${param}.file_id`);
+  }
+  const url = p.image_url;
+  if (typeof url !== 'string' || url === '') throw invalid('input_image needs image_url', `${param}.image_url`);
+  const ext = p.detail !== undefined ? { [EXT]: { detail: p.detail } } : undefined;
+  if (url.startsWith('data:')) {
+    const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+    if (!m) throw invalid('image data URL must be base64: data:<media type>;base64,<data>', `${param}.image_url`);
+    return { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] }, ...(ext ? { ext } : {}) };
+  }
+  if (!/^https?:\/\//i.test(url)) throw invalid('image_url must be an http(s) or data: URL', `${param}.image_url`);
+  return { type: 'image', source: { kind: 'url', url }, ...(ext ? { ext } : {}) };
+}
+
+function decodeFunctionCall(item: Json, param: string): AssistantPart {
+  for (const k of ['call_id', 'name', 'arguments'] as const) {
+    if (typeof item[k] !== 'string') throw invalid(`function_call needs a string ${k}`, `${param}.${k}`);
+  }
+  const extra = pick(item, ['id', 'status']);
+  return {
+    type: 'tool-call',
+    id: item.call_id as string,
+    name: item.name as string,
+    arguments: item.arguments as string,
+    ...(extra ? { ext: { [EXT]: extra } } : {}),
+  };
+}
+
+function decodeFunctionCallOutput(item: Json, param: string): ToolResultPart {
+  if (typeof item.call_id !== 'string') throw invalid('function_call_output needs call_id', `${param}.call_id`);
+  const output = item.output;
+  let content: Array<TextPart | ImagePart>;
+  if (typeof output === 'string') content = [{ type: 'text', text: output }];
+  else if (Array.isArray(output)) content = output.map((p, j) => decodeUserPart(p, `${param}.output.${j}`));
+  else throw invalid('function_call_output.output must be a string or an array of parts', `${param}.output`);
+  const extra = pick(item, ['id', 'status']);
+  return { type: 'tool-result', toolCallId: item.call_id, content, ...(extra ? { ext: { [EXT]: extra } } : {}) };
+}
+
+function decodeReasoning(item: Json, param: string): AssistantPart {
+  const summary = item.summary ?? [];
+  if (!Array.isArray(summary)) throw invalid('reasoning.summary must be an array', `${param}.summary`);
+  const texts = summary.map((s, j) => {
+    if (!isObj(s) || typeof s.text !== 'string') throw invalid('summary parts need text', `${param}.summary.${j}`);
+    return s.text;
+  });
+  const enc = item.encrypted_content;
+  if (enc !== undefined && enc !== null && typeof enc !== 'string') {
+    throw invalid('encrypted_content must be a string', `${param}.encrypted_content`);
+  }
+  // Summary boundaries and raw reasoning `content` have no IR home: kept in ext for passthrough.
+  const ext: Json = {};
+  if (typeof item.id === 'string') ext.id = item.id;
+  if (texts.length > 1) ext.summaryParts = texts;
+  if (item.content !== undefined && item.content !== null) ext.content = item.content;
+  return {
+    type: 'reasoning',
+    text: texts.join('\n\n'),
+    ...(typeof enc === 'string' ? { redacted: enc } : {}),
+    origin: { provider: EXT },
+    ext: { [EXT]: ext },
+  };
+}
+
+function pushAssistant(out: DecodedInput, part: AssistantPart): void {
+  const last = out.messages[out.messages.length - 1];
+  if (last?.role === 'assistant') last.content.push(part);
+  else out.messages.push({ role: 'assistant', content: [part] });
+}
+
+function pushTool(out: DecodedInput, part: ToolResultPart): void {
+  const last = out.messages[out.messages.length - 1];
+  if (last?.role === 'tool') last.content.push(part);
+  else out.messages.push({ role: 'tool', content: [part] });
+}
+
+function pick(item: Json, keys: string[]): Json | undefined {
+  const o: Json = {};
+  for (const k of keys) if (item[k] !== undefined && item[k] !== null) o[k] = item[k];
+  return Object.keys(o).length ? o : undefined;
+}

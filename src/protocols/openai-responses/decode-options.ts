@@ -1,0 +1,117 @@
+import { invalid, type Fallbacks, type Reasoning, type ReasoningEffort } from '../../ir/index.js';
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An effort string into the IR. `none` disables reasoning, `minimal` rounds up to `low` and
+ * `xhigh` down to `high`; the raw value is returned too so that a Responses upstream and the
+ * echoed `reasoning.effort` keep what the client sent.
+ */
+function parseEffort(v: unknown, param: string): { enabled: boolean; effort?: ReasoningEffort; raw: string } {
+  switch (v) {
+    case 'none':
+      return { enabled: false, raw: v };
+    case 'minimal':
+      return { enabled: true, effort: 'low', raw: v };
+    case 'low':
+    case 'medium':
+    case 'high':
+      return { enabled: true, effort: v, raw: v };
+    case 'xhigh':
+      return { enabled: true, effort: 'high', raw: v };
+    default:
+      throw invalid(`unsupported reasoning effort: ${JSON.stringify(v)} (none, minimal, low, medium, high)`, param);
+  }
+}
+
+export interface DecodedReasoning {
+  reasoning: Reasoning;
+  /** The effort exactly as the client wrote it, when it was written. */
+  rawEffort?: string;
+}
+
+/**
+ * Responses `reasoning: {effort, summary}` plus the gateway's own fields, in rising precedence:
+ * `reasoning`, then `reasoning_effort` / `thinking_effort`, then `thinking` (an explicit
+ * `thinking: {type: "disabled"}` wins over everything).
+ */
+export function decodeReasoning(body: Json): DecodedReasoning {
+  const r: Reasoning = { enabled: false };
+  let rawEffort: string | undefined;
+  const applyEffort = (v: unknown, param: string) => {
+    const e = parseEffort(v, param);
+    r.enabled = e.enabled;
+    r.effort = e.effort;
+    rawEffort = e.raw;
+  };
+  const reasoning = body.reasoning;
+  if (isObj(reasoning)) {
+    // A reasoning object asks for reasoning; its effort may still turn it off.
+    r.enabled = true;
+    if (reasoning.effort !== undefined && reasoning.effort !== null) applyEffort(reasoning.effort, 'reasoning.effort');
+    const summary = reasoning.summary ?? reasoning.generate_summary;
+    if (typeof summary === 'string') r.summary = summary;
+  } else if (reasoning !== undefined && reasoning !== null) {
+    throw invalid('reasoning must be an object', 'reasoning');
+  }
+  for (const k of ['reasoning_effort', 'thinking_effort']) {
+    if (body[k] !== undefined && body[k] !== null) applyEffort(body[k], k);
+  }
+  applyThinking(r, body.thinking);
+  if (!r.enabled) delete r.effort;
+  return { reasoning: r, ...(rawEffort !== undefined ? { rawEffort } : {}) };
+}
+
+function applyThinking(r: Reasoning, t: unknown): void {
+  if (t === undefined || t === null) return;
+  if (t === true) {
+    r.enabled = true;
+    return;
+  }
+  if (t === false) {
+    r.enabled = false;
+    return;
+  }
+  if (!isObj(t)) throw invalid('thinking must be true or an object {type}', 'thinking');
+  if (t.type === 'disabled') {
+    r.enabled = false;
+    return;
+  }
+  if (t.type === 'adaptive') {
+    r.enabled = true;
+    r.adaptive = true;
+    return;
+  }
+  if (t.type !== 'enabled') throw invalid('thinking.type must be enabled, disabled or adaptive', 'thinking.type');
+  r.enabled = true;
+  if (t.budget_tokens !== undefined) {
+    const b = t.budget_tokens;
+    if (typeof b !== 'number' || !Number.isInteger(b) || b < 1) {
+      throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
+    }
+    r.budgetTokens = b;
+  }
+}
+
+/** `fast: true` or `speed: "fast"`. */
+export function decodeFast(body: Json): boolean {
+  if (body.fast !== undefined && body.fast !== null && typeof body.fast !== 'boolean') {
+    throw invalid('fast must be a boolean', 'fast');
+  }
+  if (body.speed !== undefined && body.speed !== null && typeof body.speed !== 'string') {
+    throw invalid('speed must be a string', 'speed');
+  }
+  return body.fast === true || body.speed === 'fast';
+}
+
+/** `"default"` (also when omitted), or an array of model ids or `{model}` objects. */
+export function decodeFallbacks(v: unknown): Fallbacks {
+  if (v === undefined || v === null || v === 'default') return 'default';
+  if (!Array.isArray(v)) throw invalid('fallbacks must be "default" or an array of model ids', 'fallbacks');
+  return v.map((f, i) => {
+    if (typeof f === 'string' && f !== '') return f;
+    if (isObj(f) && typeof f.model === 'string' && f.model !== '') return f.model;
+    throw invalid('each fallback must be a model id or {model}', `fallbacks.${i}`);
+  });
+}

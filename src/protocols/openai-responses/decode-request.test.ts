@@ -1,0 +1,246 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { GatewayError, type Request } from '../../ir/index.js';
+import { decodeRequest } from './decode-request.js';
+import { readTranscript, transcriptDir } from './fixtures.test-helper.js';
+
+const decode = (body: Record<string, unknown>): Request => decodeRequest({ model: 'm', input: 'x', ...body }, {});
+const ext = (r: Request) => r.ext['openai-responses'] ?? {};
+
+/** The GatewayError thrown for `body`, so tests can check kind and param. */
+function rejection(body: Record<string, unknown>): GatewayError {
+  try {
+    decode(body);
+  } catch (e) {
+    if (e instanceof GatewayError) return e;
+    throw e;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('decode-request: input', () => {
+  it('a string input is one user text message', () => {
+    const r = decode({ input: 'Hi' });
+    expect(r.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
+    expect(r.system).toEqual([]);
+  });
+
+  it('message items, with or without type, string or parts', () => {
+    const r = decode({
+      input: [
+        { role: 'user', content: 'plain' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'answer', annotations: [] }] },
+      ],
+    });
+    expect(r.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'plain' }] },
+      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'answer' }] },
+    ]);
+  });
+
+  it('input_image: data URL to base64, http(s) to url, detail kept; file_id and input_file are 400', () => {
+    const r = decode({
+      input: [{ role: 'user', content: [
+        { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0K', detail: 'high' },
+        { type: 'input_image', image_url: 'https://x.test/cat.jpg' },
+      ] }],
+    });
+    expect(r.messages[0].content).toEqual([
+      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }, ext: { 'openai-responses': { detail: 'high' } } },
+      { type: 'image', source: { kind: 'url', url: 'https://x.test/cat.jpg' } },
+    ]);
+    const e = rejection({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] });
+    expect([e.kind, e.status, e.param]).toEqual(['invalid_request', 400, 'input.0.content.0.file_id']);
+    expect(rejection({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }).param).toBe('input.0.content.0');
+    expect(rejection({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png,raw' }] }] }).param).toBe('input.0.content.0.image_url');
+  });
+
+  it('system and developer messages become system parts, after instructions', () => {
+    const r = decode({
+      instructions: 'Be brief.',
+      input: [
+        { role: 'developer', content: 'Dev rule.' },
+        { role: 'user', content: 'q' },
+        { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'Sys rule.' }] },
+      ],
+    });
+    expect(r.system.map((p) => p.text)).toEqual(['Be brief.', 'Dev rule.', 'Sys rule.']);
+    expect(r.system[0].ext).toEqual({ 'openai-responses': { source: 'instructions' } });
+    expect(r.messages).toHaveLength(1);
+    expect(decode({ instructions: '', input: 'x' }).system).toEqual([]);
+  });
+
+  it('function_call merges into the assistant message; function_call_output merges into one tool message', () => {
+    const r = decode({
+      input: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: 'Let me check.' },
+        { type: 'function_call', call_id: 'call_a', name: 'w', arguments: '{"c":"P"}', id: 'fc_1', status: 'completed' },
+        { type: 'function_call', call_id: 'call_b', name: 'w', arguments: '{"c":"L"}' },
+        { type: 'function_call_output', call_id: 'call_a', output: 'sunny' },
+        { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: 'rain' }, { type: 'input_image', image_url: 'https://x.test/r.png' }] },
+        { role: 'user', content: 'thanks' },
+      ],
+    });
+    expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(r.messages[1].content).toEqual([
+      { type: 'text', text: 'Let me check.' },
+      { type: 'tool-call', id: 'call_a', name: 'w', arguments: '{"c":"P"}', ext: { 'openai-responses': { id: 'fc_1', status: 'completed' } } },
+      { type: 'tool-call', id: 'call_b', name: 'w', arguments: '{"c":"L"}' },
+    ]);
+    expect(r.messages[2].content).toEqual([
+      { type: 'tool-result', toolCallId: 'call_a', content: [{ type: 'text', text: 'sunny' }] },
+      { type: 'tool-result', toolCallId: 'call_b', content: [{ type: 'text', text: 'rain' }, { type: 'image', source: { kind: 'url', url: 'https://x.test/r.png' } }] },
+    ]);
+    expect(rejection({ input: [{ type: 'function_call', name: 'w', arguments: '{}' }] }).param).toBe('input.0.call_id');
+  });
+
+  it('reasoning items: joined summary, encrypted_content byte for byte, origin and id', () => {
+    const enc = 'gAAAAABpPMlcH0HH+/==';
+    const r = decode({
+      input: [
+        { role: 'user', content: 'q' },
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'One.' }, { type: 'summary_text', text: 'Two.' }], encrypted_content: enc },
+        { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
+      ],
+    });
+    expect(r.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'One.\n\nTwo.', redacted: enc, origin: { provider: 'openai-responses' }, ext: { 'openai-responses': { id: 'rs_1', summaryParts: ['One.', 'Two.'] } } },
+        { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' },
+      ],
+    });
+    const bare = decode({ input: [{ type: 'reasoning', summary: [] }] }).messages[0].content[0];
+    expect(bare).toEqual({ type: 'reasoning', text: '', origin: { provider: 'openai-responses' }, ext: { 'openai-responses': {} } });
+  });
+
+  it('item_reference is a 400; other item types travel in ext with their position', () => {
+    expect(rejection({ input: [{ type: 'item_reference', id: 'msg_1' }] }).param).toBe('input.0.id');
+    const call = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
+    const r = decode({ input: [{ role: 'user', content: 'q' }, call] });
+    expect(ext(r).otherItems).toEqual([{ position: 1, item: call }]);
+  });
+});
+
+describe('decode-request: tools and options', () => {
+  it('function tools to IR tools; hosted tools kept in ext, never a 400', () => {
+    const params = { type: 'object', properties: { c: { type: 'string' } }, required: ['c'] };
+    const r = decode({
+      tools: [
+        { type: 'function', name: 'w', description: 'Weather', parameters: params, strict: true },
+        { type: 'function', name: 'now', parameters: null, strict: false },
+        { type: 'web_search' },
+        { type: 'mcp', server_label: 's', server_url: 'https://m.test' },
+      ],
+    });
+    expect(r.tools).toEqual([
+      { name: 'w', description: 'Weather', inputSchema: params, ext: { 'openai-responses': { strict: true } } },
+      { name: 'now', inputSchema: { type: 'object', properties: {} }, ext: { 'openai-responses': { strict: false } } },
+    ]);
+    expect(ext(r).hostedTools).toEqual([{ type: 'web_search' }, { type: 'mcp', server_label: 's', server_url: 'https://m.test' }]);
+  });
+
+  it('tool_choice and parallel_tool_calls', () => {
+    expect(decode({ tool_choice: 'auto' }).toolChoice).toEqual({ type: 'auto' });
+    expect(decode({ tool_choice: 'none' }).toolChoice).toEqual({ type: 'none' });
+    expect(decode({ tool_choice: 'required' }).toolChoice).toEqual({ type: 'required' });
+    expect(decode({ tool_choice: { type: 'function', name: 'w' } }).toolChoice).toEqual({ type: 'tool', name: 'w' });
+    const hosted = decode({ tool_choice: { type: 'web_search_preview' } });
+    expect([hosted.toolChoice, ext(hosted).toolChoice]).toEqual([undefined, { type: 'web_search_preview' }]);
+    expect(decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }).toolChoice).toEqual({ type: 'required' });
+    expect(decode({ parallel_tool_calls: false }).parallelToolCalls).toBe(false);
+    expect(decode({}).parallelToolCalls).toBeUndefined();
+  });
+
+  it('reasoning effort and summary', () => {
+    expect(decode({ reasoning: { effort: 'high', summary: 'detailed' } }).reasoning).toEqual({ enabled: true, effort: 'high', summary: 'detailed' });
+    const minimal = decode({ reasoning: { effort: 'minimal' } });
+    expect([minimal.reasoning, ext(minimal).reasoningEffort]).toEqual([{ enabled: true, effort: 'low' }, 'minimal']);
+    expect(decode({ reasoning: { effort: 'none' } }).reasoning).toEqual({ enabled: false });
+    expect(decode({ reasoning: { summary: 'auto' } }).reasoning).toEqual({ enabled: true, summary: 'auto' });
+    expect(decode({}).reasoning).toEqual({ enabled: false });
+    expect(rejection({ reasoning: { effort: 'max' } }).param).toBe('reasoning.effort');
+  });
+
+  it('gateway reasoning fields: thinking, reasoning_effort, thinking_effort', () => {
+    expect(decode({ thinking: true }).reasoning).toEqual({ enabled: true });
+    expect(decode({ thinking: { type: 'enabled', budget_tokens: 2048 } }).reasoning).toEqual({ enabled: true, budgetTokens: 2048 });
+    expect(decode({ thinking: { type: 'adaptive' } }).reasoning).toEqual({ enabled: true, adaptive: true });
+    expect(decode({ reasoning: { effort: 'high' }, thinking: { type: 'disabled' } }).reasoning).toEqual({ enabled: false });
+    expect(decode({ reasoning_effort: 'medium' }).reasoning).toEqual({ enabled: true, effort: 'medium' });
+    expect(decode({ thinking_effort: 'low' }).reasoning).toEqual({ enabled: true, effort: 'low' });
+    expect(rejection({ thinking: { type: 'enabled', budget_tokens: 0 } }).param).toBe('thinking.budget_tokens');
+    expect(rejection({ thinking: 'yes' }).param).toBe('thinking');
+  });
+
+  it('fast and speed', () => {
+    expect(decode({}).fast).toBe(false);
+    expect(decode({ fast: true }).fast).toBe(true);
+    expect(decode({ speed: 'fast' }).fast).toBe(true);
+    expect(rejection({ fast: 'yes' }).param).toBe('fast');
+  });
+
+  it('fallbacks: default when omitted, ids or {model}, [] disables', () => {
+    expect(decode({}).fallbacks).toBe('default');
+    expect(decode({ fallbacks: 'default' }).fallbacks).toBe('default');
+    expect(decode({ fallbacks: ['a', { model: 'b' }] }).fallbacks).toEqual(['a', 'b']);
+    expect(decode({ fallbacks: [] }).fallbacks).toEqual([]);
+    expect(rejection({ fallbacks: [{}] }).param).toBe('fallbacks.0');
+    expect(rejection({ fallbacks: 'none' }).param).toBe('fallbacks');
+  });
+
+  it('max_output_tokens, stream, temperature, top_p', () => {
+    const d = decode({});
+    expect([d.maxTokens, d.maxTokensDefaulted, d.stream, d.temperature, d.topP]).toEqual([16384, true, false, undefined, undefined]);
+    const r = decode({ max_output_tokens: 300, stream: true, temperature: 0.2, top_p: 0.9 });
+    expect([r.maxTokens, r.maxTokensDefaulted, r.stream, r.temperature, r.topP]).toEqual([300, false, true, 0.2, 0.9]);
+    expect(rejection({ max_output_tokens: 0 }).param).toBe('max_output_tokens');
+  });
+
+  it('previous_response_id and conversation are 400 (no stored state)', () => {
+    const e = rejection({ previous_response_id: 'resp_1' });
+    expect([e.status, e.param]).toEqual([400, 'previous_response_id']);
+    expect(rejection({ conversation: 'conv_1' }).param).toBe('conversation');
+    expect(decode({ previous_response_id: null }).messages).toHaveLength(1);
+  });
+
+  it('store, include, metadata, truncation, user, text and unknown fields travel in ext', () => {
+    const extra = {
+      store: false, include: ['reasoning.encrypted_content'], metadata: { k: 'v' }, truncation: 'auto', user: 'u1',
+      text: { format: { type: 'json_object' } }, service_tier: 'priority', prompt_cache_key: 'p', some_future_field: [1],
+    };
+    const r = decode({ ...extra, input: 'x' });
+    expect(ext(r)).toEqual(extra);
+    expect(r.passHeaders).toEqual({});
+    expect(decode({}).ext).toEqual({});
+  });
+});
+
+describe('decode-request: recorded requests', () => {
+  const files = readdirSync(transcriptDir).filter((f) => f.endsWith('.request.json'));
+
+  it.each(files)('%s decodes', (file) => {
+    const body = JSON.parse(readTranscript(file)) as Record<string, unknown>;
+    const r = decodeRequest(body, {});
+    expect(r.model).toBe(body.model);
+    expect(r.stream).toBe(true);
+    expect(r.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: expect.any(String) }] });
+  });
+
+  it('the function-call follow-up has a call and its result', () => {
+    const r = decodeRequest(JSON.parse(readTranscript('stream-text.request.json')), {});
+    expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(r.messages[2].content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'fc_67e554a1de488191af0831d35cbe082e0794405d35281ae2' });
+    expect(r.tools[0]).toMatchObject({ name: 'get_capital', description: '', ext: { 'openai-responses': { strict: true } } });
+    expect(r.toolChoice).toEqual({ type: 'auto' });
+  });
+
+  it('the reasoning request asks for high effort with a detailed summary', () => {
+    const r = decodeRequest(JSON.parse(readTranscript('stream-reasoning-summary.request.json')), {});
+    expect(r.reasoning).toEqual({ enabled: true, effort: 'high', summary: 'detailed' });
+    expect(ext(r).include).toEqual(['reasoning.encrypted_content']);
+  });
+});

@@ -1,0 +1,122 @@
+import { invalid, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
+import type { HeaderBag } from '../types.js';
+import { decodeInput, EXT } from './decode-input.js';
+import { decodeFallbacks, decodeFast, decodeReasoning } from './decode-options.js';
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Same default ceiling as the chat protocol (interface spec, Limits). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16384;
+
+/** Fields this decoder maps into the IR; every other field travels in `ext['openai-responses']`. */
+const CONSUMED = new Set([
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning',
+  'thinking', 'reasoning_effort', 'thinking_effort', 'fast', 'speed', 'fallbacks',
+  'max_output_tokens', 'stream', 'temperature', 'top_p', 'previous_response_id',
+]);
+
+/** Responses request body (already schema-validated) into the IR. */
+export function decodeRequest(body: Json, _headers: HeaderBag): Request {
+  if (typeof body.model !== 'string' || body.model === '') throw invalid('model is required', 'model');
+  rejectStateful(body);
+  const { system, messages, otherItems } = decodeInput(body.input, body.instructions);
+  const { functionTools, hostedTools } = decodeTools(body.tools);
+  const { reasoning, rawEffort } = decodeReasoning(body);
+  const ext: Json = {};
+  for (const [k, v] of Object.entries(body)) if (!CONSUMED.has(k)) ext[k] = v;
+  if (hostedTools.length) ext.hostedTools = hostedTools;
+  if (otherItems.length) ext.otherItems = otherItems;
+  if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
+  const toolChoice = decodeToolChoice(body.tool_choice, ext);
+  const maxTokens = decodeMaxTokens(body.max_output_tokens);
+  return {
+    model: body.model,
+    system,
+    messages,
+    tools: functionTools,
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
+    maxTokens: maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    maxTokensDefaulted: maxTokens === undefined,
+    stream: body.stream === true,
+    ...numberField(body, 'temperature', 'temperature'),
+    ...numberField(body, 'top_p', 'topP'),
+    reasoning,
+    fast: decodeFast(body),
+    fallbacks: decodeFallbacks(body.fallbacks),
+    ext: Object.keys(ext).length ? { [EXT]: ext } : {},
+    passHeaders: {},
+  };
+}
+
+/** The gateway keeps no responses or conversations, so references to them cannot be honoured. */
+function rejectStateful(body: Json): void {
+  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+    throw invalid('previous_response_id is not supported: this gateway stores no responses; send the full input', 'previous_response_id');
+  }
+  if (body.conversation !== undefined && body.conversation !== null) {
+    throw invalid('conversation is not supported: this gateway stores no conversations; send the full input', 'conversation');
+  }
+  if (body.background === true) {
+    throw invalid('background responses are not supported: this gateway stores no responses', 'background');
+  }
+}
+
+function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json[] } {
+  const functionTools: Tool[] = [];
+  const hostedTools: Json[] = [];
+  if (tools === undefined || tools === null) return { functionTools, hostedTools };
+  if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
+  tools.forEach((t, i) => {
+    if (!isObj(t)) throw invalid('tools must be objects', `tools.${i}`);
+    // web_search, file_search, mcp, custom, namespace...: no IR home; the pipeline warns when unused.
+    if (t.type !== 'function') return void hostedTools.push(t);
+    if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `tools.${i}.name`);
+    const params = t.parameters ?? { type: 'object', properties: {} };
+    if (!isObj(params)) throw invalid('parameters must be a JSON schema object', `tools.${i}.parameters`);
+    const extra: Json = {};
+    if (t.strict !== undefined && t.strict !== null) extra.strict = t.strict;
+    for (const [k, v] of Object.entries(t)) {
+      if (!['type', 'name', 'description', 'parameters', 'strict'].includes(k)) extra[k] = v;
+    }
+    functionTools.push({
+      name: t.name,
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      inputSchema: params,
+      ...(Object.keys(extra).length ? { ext: { [EXT]: extra } } : {}),
+    });
+  });
+  return { functionTools, hostedTools };
+}
+
+/** Modes and `{type:"function", name}` map to the IR; other objects stay raw in ext. */
+function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
+  if (tc === undefined || tc === null) return undefined;
+  if (tc === 'auto' || tc === 'none' || tc === 'required') return { type: tc };
+  if (isObj(tc) && tc.type === 'function') {
+    if (typeof tc.name !== 'string' || tc.name === '') throw invalid('tool_choice.name is required', 'tool_choice.name');
+    return { type: 'tool', name: tc.name };
+  }
+  if (isObj(tc)) {
+    // allowed_tools, hosted tool types, custom, mcp: a Responses upstream gets them back as sent.
+    ext.toolChoice = tc;
+    return tc.type === 'allowed_tools' && (tc.mode === 'auto' || tc.mode === 'required') ? { type: tc.mode } : undefined;
+  }
+  throw invalid('tool_choice must be auto, none, required or an object', 'tool_choice');
+}
+
+function decodeMaxTokens(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+    throw invalid('max_output_tokens must be a positive integer', 'max_output_tokens');
+  }
+  return v;
+}
+
+function numberField<K extends string>(body: Json, key: string, irKey: K): Partial<Record<K, number>> {
+  const v = body[key];
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${key} must be a number`, key);
+  return { [irKey]: v } as Partial<Record<K, number>>;
+}

@@ -1,0 +1,61 @@
+import type { AssistantPart, Response } from '../../ir/index.js';
+import type { EncodeMeta } from '../types.js';
+import { buildResponse, encryptedContentFor, itemId, statusOf } from './build-response.js';
+
+type Json = Record<string, unknown>;
+type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export const outputText = (text: string): Json => ({ type: 'output_text', text, annotations: [], logprobs: [] });
+
+export function messageItem(id: string, status: ItemStatus, texts: string[]): Json {
+  return { type: 'message', id, status, role: 'assistant', content: texts.map(outputText) };
+}
+
+export function reasoningItem(id: string, summary: string[], encrypted: Json): Json {
+  return { type: 'reasoning', id, summary: summary.map((text) => ({ type: 'summary_text', text })), ...encrypted };
+}
+
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus): Json {
+  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
+}
+
+/**
+ * One output item per IR part, in order; the item's position is its `output_index` (the stream
+ * encoder numbers the same way, so both paths give the same ids). Fallback parts are not items:
+ * the hops are reported in `switchyard.attempts`.
+ */
+export function encodeOutput(content: AssistantPart[], meta: EncodeMeta): Json[] {
+  const out: Json[] = [];
+  for (const part of content) {
+    const index = out.length;
+    switch (part.type) {
+      case 'text':
+        out.push(messageItem(itemId(meta, 'msg', index), 'completed', [part.text]));
+        break;
+      case 'reasoning':
+        // Anthropic-origin thinking shows as summary text only; its signature has no Responses home.
+        out.push(reasoningItem(itemId(meta, 'rs', index), part.text === '' ? [] : [part.text], encryptedContentFor(part.origin, part.redacted)));
+        break;
+      case 'tool-call':
+        out.push(functionCallItem(itemId(meta, 'fc', index), part.id, part.name, part.arguments, 'completed'));
+        break;
+      case 'fallback':
+        break;
+    }
+  }
+  return out;
+}
+
+/** IR Response into a Responses `Response` object (non-streamed). */
+export function encodeResponse(res: Response, meta: EncodeMeta): Json {
+  const { status, incomplete } = statusOf(res.finish);
+  return buildResponse(meta, {
+    status,
+    model: res.model,
+    output: encodeOutput(res.content, meta),
+    usage: res.usage,
+    incomplete,
+    error: null,
+    switchyard: { attempts: res.attempts, ...(res.servedVariant ? { servedVariant: res.servedVariant } : {}) },
+  });
+}

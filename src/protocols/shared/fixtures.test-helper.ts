@@ -1,0 +1,65 @@
+/** Test-only builders for encoder inputs. */
+import type { Request } from '../../ir/request.js';
+import type { Response } from '../../ir/response.js';
+import type { StreamEvent } from '../../ir/stream.js';
+import { runTranslator, type StreamTranslator } from '../../ir/translator.js';
+import type { Usage } from '../../ir/usage.js';
+import type { EncodeMeta, SseFrame } from '../types.js';
+
+export function testRequest(over: Partial<Request> = {}): Request {
+  return {
+    model: 'model-a',
+    system: [],
+    messages: [],
+    tools: [],
+    maxTokens: 1024,
+    maxTokensDefaulted: false,
+    stream: true,
+    reasoning: { enabled: false },
+    fast: false,
+    fallbacks: 'default',
+    ext: {},
+    passHeaders: {},
+    ...over,
+  };
+}
+
+export function testMeta(over: Partial<EncodeMeta> = {}): EncodeMeta {
+  return {
+    requestId: 'req1',
+    created: 1700000000,
+    requestedModel: 'model-a',
+    inputTokensEstimate: 42,
+    includeUsage: false,
+    request: testRequest(),
+    ...over,
+  };
+}
+
+export function usage(noCache: number, output: number, extra: { cacheRead?: number; cacheWrite?: number; reasoning?: number } = {}): Usage {
+  return {
+    input: { noCache, cacheRead: extra.cacheRead ?? 0, cacheWrite: extra.cacheWrite ?? 0 },
+    output: { total: output, reasoning: extra.reasoning ?? 0 },
+  };
+}
+
+export function testResponse(over: Partial<Response> = {}): Response {
+  return {
+    id: 'up1',
+    model: 'model-a',
+    content: [],
+    finish: { unified: 'stop' },
+    usage: usage(10, 5),
+    attempts: [{ model: 'model-a', outcome: 'ok' }],
+    created: 1700000000,
+    ...over,
+  };
+}
+
+/** Run an encoder over events; frames with their data parsed (`[DONE]` stays a string). */
+export function encodeAll<S>(t: StreamTranslator<S, StreamEvent, SseFrame>, init: S, events: StreamEvent[]) {
+  return runTranslator(t, init, events).map((f) => ({
+    ...(f.event !== undefined ? { event: f.event } : {}),
+    data: f.data === '[DONE]' ? '[DONE]' : (JSON.parse(f.data) as Record<string, unknown>),
+  }));
+}

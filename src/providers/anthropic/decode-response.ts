@@ -1,0 +1,92 @@
+import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+
+type Json = Record<string, unknown>;
+
+/** `stop_reason` (+ `stop_sequence`, `stop_details`) -> IR finish. */
+export function decodeFinish(raw: string | undefined, stopSequence?: unknown, stopDetails?: unknown): Finish {
+  const base = raw ? { raw } : {};
+  switch (raw) {
+    case 'end_turn':
+      return { unified: 'stop', ...base };
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return { unified: 'length', ...base };
+    case 'tool_use':
+      return { unified: 'tool-calls', ...base };
+    case 'stop_sequence':
+      return { unified: 'stop-sequence', ...base, ...(typeof stopSequence === 'string' ? { stopSequence } : {}) };
+    case 'refusal':
+      return { unified: 'refusal', ...base, ...(isObject(stopDetails) ? { details: stopDetails } : {}) };
+    case 'pause_turn':
+      return { unified: 'pause', ...base };
+    default:
+      return { unified: 'other', ...base };
+  }
+}
+
+/** Merge the usage fields present in `u` into `into` (message_delta repeats only some). */
+export function mergeUsage(into: Usage, u: unknown): Usage {
+  if (!isObject(u)) return into;
+  const next: Usage = { input: { ...into.input }, output: { ...into.output } };
+  if (typeof u.input_tokens === 'number') next.input.noCache = u.input_tokens;
+  if (typeof u.cache_read_input_tokens === 'number') next.input.cacheRead = u.cache_read_input_tokens;
+  if (typeof u.cache_creation_input_tokens === 'number') next.input.cacheWrite = u.cache_creation_input_tokens;
+  if (typeof u.output_tokens === 'number') next.output.total = u.output_tokens;
+  return next;
+}
+
+/** A non-streamed Message -> the IR events a stream of it would have produced. */
+export function decodeResponse(body: unknown): StreamEvent[] {
+  if (!isObject(body) || body.type === 'error') {
+    throw new GatewayError('bad_gateway', 'upstream sent an unusable message body');
+  }
+  const usage = mergeUsage(emptyUsage(), body.usage);
+  const out: StreamEvent[] = [
+    { type: 'start', id: str(body.id), model: str(body.model), usage: { input: usage.input, output: { total: 0, reasoning: 0 } } },
+  ];
+  const content = Array.isArray(body.content) ? body.content : [];
+  content.forEach((block, i) => {
+    if (isObject(block)) out.push(...decodeBlock(block, String(i)));
+  });
+  out.push({ type: 'finish', finish: decodeFinish(str(body.stop_reason) || undefined, body.stop_sequence, body.stop_details), usage });
+  return out;
+}
+
+function decodeBlock(b: Json, id: string): StreamEvent[] {
+  switch (b.type) {
+    case 'text':
+      return [{ type: 'text-start', id }, ...(str(b.text) ? [{ type: 'text-delta' as const, id, text: str(b.text) }] : []), { type: 'text-end', id }];
+    case 'thinking':
+      return [
+        { type: 'reasoning-start', id },
+        ...(str(b.thinking) ? [{ type: 'reasoning-delta' as const, id, text: str(b.thinking) }] : []),
+        ...(str(b.signature) ? [{ type: 'reasoning-signature' as const, id, signature: str(b.signature) }] : []),
+        { type: 'reasoning-end', id },
+      ];
+    case 'redacted_thinking':
+      return [{ type: 'reasoning-start', id, redacted: str(b.data) }, { type: 'reasoning-end', id }];
+    case 'tool_use':
+    case 'server_tool_use': {
+      const input = isObject(b.input) ? JSON.stringify(b.input) : '{}';
+      return [{ type: 'tool-start', id, toolCallId: str(b.id), name: str(b.name) }, { type: 'tool-delta', id, json: input }, { type: 'tool-end', id }];
+    }
+    default:
+      // Server-tool results and other blocks have no IR stream home yet.
+      return [];
+  }
+}
+
+/** A non-streamed Message -> the whole IR answer. */
+export function collectResponse(body: unknown): Collected {
+  const c = new Collector();
+  for (const ev of decodeResponse(body)) c.push(ev);
+  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

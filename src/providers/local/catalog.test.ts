@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { defaultLocalCatalog } from './catalog.js';
+
+describe('defaultLocalCatalog', () => {
+  const models = defaultLocalCatalog();
+  const byId = new Map(models.map((m) => [m.id, m]));
+
+  it('has unique ids and aliases, and every reference points at a model', () => {
+    expect(byId.size).toBe(models.length);
+    const aliases = models.flatMap((m) => m.aliases);
+    expect(new Set(aliases).size).toBe(aliases.length);
+    for (const m of models) {
+      for (const f of m.fallbacks) expect(byId.has(f), `${m.id} -> ${f}`).toBe(true);
+      expect(m.fallbacks).not.toContain(m.id);
+      if (m.fast?.model) expect(byId.has(m.fast.model)).toBe(true);
+    }
+  });
+
+  it('prices in integer nanodollars per token, opus the dearest', () => {
+    for (const m of models) {
+      for (const v of Object.values(m.price)) expect(typeof v).toBe('bigint');
+      expect(m.price.cacheRead).toBeLessThan(m.price.input);
+      expect(m.price.cacheWrite).toBeGreaterThan(m.price.input);
+    }
+    expect(byId.get('local-sonnet')?.price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+    const opus = byId.get('local-opus')?.price.output ?? 0n;
+    for (const m of models) expect(m.price.output <= opus).toBe(true);
+  });
+
+  it('gives the fast variant a higher speed than its parent', () => {
+    const sonnet = byId.get('local-sonnet');
+    const fast = byId.get(sonnet?.fast?.model ?? '');
+    expect(fast?.hidden).toBe(true);
+    expect(fast?.tokensPerSecond ?? 0).toBeGreaterThan(sonnet?.tokensPerSecond ?? 0);
+    expect(fast?.upstreamModel).toBe(sonnet?.upstreamModel);
+  });
+
+  it('returns fresh data on each call', () => {
+    const a = defaultLocalCatalog();
+    a[0]?.aliases.push('mutated');
+    expect(defaultLocalCatalog()[0]?.aliases).not.toContain('mutated');
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The built-in local models as plain data; the catalog loader adds `provider` (a provider of
+ * type 'local'). Prices are nanodollars per token ($3 per million = 3000n), shaped like
+ * Claude's tiers so billing tests see realistic numbers.
+ */
+import type { ModelEntry, Price } from '../../routing/catalog.js';
+
+export type LocalModelDefinition = Omit<ModelEntry, 'provider'>;
+
+/** 2025-01-01T00:00:00Z, a fixed date so the models list is stable. */
+const CREATED = 1735689600;
+const CONTEXT_WINDOW = 200_000;
+
+/** USD per million tokens, as whole dollars: x1000 gives nanodollars per token, no floating point. */
+function price(inputUsdPerMillion: bigint, outputUsdPerMillion: bigint): Price {
+  const input = inputUsdPerMillion * 1000n;
+  const output = outputUsdPerMillion * 1000n;
+  // Cache reads at 10% of input, cache writes at 125%, as Anthropic prices them.
+  return { input, output, cacheRead: input / 10n, cacheWrite: (input * 5n) / 4n };
+}
+
+export function defaultLocalCatalog(): LocalModelDefinition[] {
+  return [
+    {
+      id: 'local-sonnet',
+      displayName: 'Local Sonnet',
+      upstreamModel: 'local-sonnet',
+      price: price(3n, 15n),
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: 64_000,
+      capabilities: { tools: true, reasoning: true, images: true },
+      fast: { model: 'local-sonnet-fast' },
+      fallbacks: ['local-haiku'],
+      fallbackOnUnavailable: false,
+      aliases: ['local-sonnet-latest'],
+      created: CREATED,
+      tokensPerSecond: 50,
+    },
+    {
+      // Serves `fast` for local-sonnet: the same model (so its reasoning signatures are
+      // interchangeable), five times the speed, twice the price.
+      id: 'local-sonnet-fast',
+      displayName: 'Local Sonnet (fast)',
+      upstreamModel: 'local-sonnet',
+      price: price(6n, 30n),
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: 64_000,
+      capabilities: { tools: true, reasoning: true, images: true },
+      fallbacks: ['local-haiku'],
+      fallbackOnUnavailable: false,
+      aliases: [],
+      created: CREATED,
+      tokensPerSecond: 250,
+      hidden: true,
+    },
+    {
+      id: 'local-haiku',
+      displayName: 'Local Haiku',
+      upstreamModel: 'local-haiku',
+      price: price(1n, 5n),
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: 32_000,
+      // No reasoning, so routing has a model that rejects (or ignores) thinking requests.
+      capabilities: { tools: true, reasoning: false, images: true },
+      fallbacks: [],
+      fallbackOnUnavailable: false,
+      aliases: ['local-haiku-latest'],
+      created: CREATED,
+      tokensPerSecond: 100,
+    },
+    {
+      id: 'local-opus',
+      displayName: 'Local Opus',
+      upstreamModel: 'local-opus',
+      price: price(15n, 75n),
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: 32_000,
+      capabilities: { tools: true, reasoning: true, images: true },
+      fallbacks: ['local-sonnet', 'local-haiku'],
+      fallbackOnUnavailable: false,
+      aliases: ['local-opus-latest'],
+      created: CREATED,
+      tokensPerSecond: 30,
+    },
+    {
+      // On the refusal trigger it streams a few tokens before refusing, for "refusal after
+      // output" tests (billing of the partial output, fallback after bytes were sent).
+      id: 'local-late-refusal',
+      displayName: 'Local Late Refusal (test)',
+      upstreamModel: 'local-late-refusal',
+      price: price(1n, 5n),
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: 32_000,
+      capabilities: { tools: true, reasoning: true, images: true },
+      fallbacks: ['local-haiku'],
+      fallbackOnUnavailable: false,
+      aliases: [],
+      created: CREATED,
+      tokensPerSecond: 100,
+      hidden: true,
+    },
+  ];
+}

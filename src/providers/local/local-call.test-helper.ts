@@ -1,0 +1,86 @@
+/** Builders and checks shared by the local provider's tests. */
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { expect } from 'vitest';
+import { Collector, type Request, type StreamEvent } from '../../ir/index.js';
+import type { ProviderCall } from '../types.js';
+import { localProvider } from './index.js';
+
+export function makeRequest(over: Partial<Request> = {}): Request {
+  return {
+    model: 'local-sonnet',
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there, how are you today?' }] }],
+    tools: [],
+    maxTokens: 4096,
+    maxTokensDefaulted: false,
+    stream: true,
+    reasoning: { enabled: false },
+    fast: false,
+    fallbacks: 'default',
+    ext: {},
+    passHeaders: {},
+    ...over,
+  };
+}
+
+export function makeCall(request: Request, opts: { upstreamModel?: string; tokensPerSecond?: number; signal?: AbortSignal; requestId?: string } = {}): ProviderCall {
+  return {
+    request,
+    target: {
+      provider: { id: 'local', type: 'local', baseUrl: '', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 }, maxRetries: 0 },
+      modelId: opts.upstreamModel ?? 'local-sonnet',
+      upstreamModel: opts.upstreamModel ?? 'local-sonnet',
+      tokensPerSecond: opts.tokensPerSecond ?? 0,
+    },
+    requestId: opts.requestId ?? 'req_1',
+    signal: opts.signal ?? new AbortController().signal,
+  };
+}
+
+export async function run(call: ProviderCall): Promise<{ events: StreamEvent[]; result: Collector }> {
+  const events: StreamEvent[] = [];
+  const result = new Collector();
+  for await (const ev of localProvider.stream(call)) {
+    events.push(ev);
+    result.push(ev);
+  }
+  expectWellFormed(events);
+  return { events, result };
+}
+
+/** start, then blocks that open, carry deltas of their own kind and close, then finish. */
+export function expectWellFormed(events: StreamEvent[]): void {
+  expect(events[0]?.type).toBe('start');
+  expect(events.at(-1)?.type).toBe('finish');
+  let open: { id: string; kind: string } | undefined;
+  const seen = new Set<string>();
+  for (const ev of events.slice(1, -1)) {
+    const [kind, phase] = ev.type.split('-') as [string, string];
+    expect(['text', 'reasoning', 'tool']).toContain(kind);
+    const id = (ev as { id: string }).id;
+    if (phase === 'start') {
+      expect(open).toBeUndefined();
+      expect(seen.has(id)).toBe(false);
+      seen.add(id);
+      open = { id, kind };
+    } else {
+      expect(open).toEqual({ id, kind });
+      if (phase === 'end') open = undefined;
+    }
+  }
+  expect(open).toBeUndefined();
+}
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+
+export function schemaValidator(schema: Record<string, unknown>): (value: unknown) => boolean {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  return (value) => {
+    const ok = validate(value);
+    if (!ok) console.error(JSON.stringify(validate.errors), JSON.stringify(value));
+    return ok;
+  };
+}

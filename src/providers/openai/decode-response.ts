@@ -1,0 +1,93 @@
+import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+
+type Json = Record<string, unknown>;
+
+/** Chat `finish_reason` -> IR finish. A streamed or returned `refusal` turns any reason into a refusal. */
+export function decodeFinish(raw: string | undefined, refused: boolean): Finish {
+  if (refused) return { unified: 'refusal', ...(raw ? { raw } : {}) };
+  switch (raw) {
+    case 'stop':
+      return { unified: 'stop', raw };
+    case 'length':
+      return { unified: 'length', raw };
+    case 'tool_calls':
+    case 'function_call':
+      return { unified: 'tool-calls', raw };
+    case 'content_filter':
+      return { unified: 'refusal', raw };
+    default:
+      return { unified: 'other', ...(raw ? { raw } : {}) };
+  }
+}
+
+/**
+ * Chat usage -> IR usage. `prompt_tokens` includes cached tokens (OpenAI `cached_tokens`,
+ * DeepSeek `prompt_cache_hit_tokens`); the IR keeps the uncached share apart.
+ */
+export function decodeUsage(u: unknown): Usage {
+  const usage = emptyUsage();
+  if (!isObject(u)) return usage;
+  const prompt = num(u.prompt_tokens);
+  const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  const cached = num(details.cached_tokens) || num(u.prompt_cache_hit_tokens);
+  usage.input.cacheRead = cached;
+  usage.input.noCache = Math.max(0, prompt - cached);
+  usage.output.total = num(u.completion_tokens);
+  const out = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
+  usage.output.reasoning = num(out.reasoning_tokens);
+  return usage;
+}
+
+/** A non-streamed chat completion -> the IR events a stream of it would have produced. */
+export function decodeResponse(body: unknown): StreamEvent[] {
+  if (!isObject(body)) throw new GatewayError('bad_gateway', 'upstream sent a chat completion that is not an object');
+  if (body.error !== undefined) throw new GatewayError('bad_gateway', 'upstream sent an error object with a success status');
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  const choice = choices.find((c) => isObject(c) && (c.index ?? 0) === 0);
+  if (!isObject(choice) || !isObject(choice.message)) {
+    throw new GatewayError('bad_gateway', 'upstream chat completion has no choice 0');
+  }
+  const msg = choice.message;
+  const out: StreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
+  let n = 0;
+  if (typeof msg.reasoning_content === 'string' && msg.reasoning_content) {
+    const id = String(n++);
+    out.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, text: msg.reasoning_content }, { type: 'reasoning-end', id });
+  }
+  const refusal = typeof msg.refusal === 'string' && msg.refusal ? msg.refusal : undefined;
+  const text = typeof msg.content === 'string' && msg.content ? msg.content : refusal;
+  if (text) {
+    const id = String(n++);
+    out.push({ type: 'text-start', id }, { type: 'text-delta', id, text }, { type: 'text-end', id });
+  }
+  for (const call of Array.isArray(msg.tool_calls) ? msg.tool_calls : []) {
+    if (!isObject(call) || !isObject(call.function)) continue;
+    const id = String(n++);
+    out.push({ type: 'tool-start', id, toolCallId: str(call.id), name: str(call.function.name) });
+    const args = str(call.function.arguments);
+    if (args) out.push({ type: 'tool-delta', id, json: args });
+    out.push({ type: 'tool-end', id });
+  }
+  const raw = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
+  out.push({ type: 'finish', finish: decodeFinish(raw, refusal !== undefined), usage: decodeUsage(body.usage) });
+  return out;
+}
+
+/** A non-streamed chat completion -> the whole IR answer. */
+export function collectResponse(body: unknown): Collected {
+  const c = new Collector();
+  for (const ev of decodeResponse(body)) c.push(ev);
+  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

@@ -1,0 +1,167 @@
+import { GatewayError, emptyUsage, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import type { SseEvent } from '../../util/sse-parse.js';
+import { parseEventJson } from '../transport/parse-event-json.js';
+import { decodeStreamError } from './decode-error.js';
+import { decodeFinish, decodeUsage } from './decode-response.js';
+
+type Json = Record<string, unknown>;
+
+interface ToolSlot {
+  /** IR block id, set when the block starts. */
+  id?: string;
+  callId: string;
+  name: string;
+  /** Argument fragments seen before the name arrived. */
+  pending: string;
+  closed: boolean;
+}
+
+export interface ChatStreamState {
+  started: boolean;
+  nextId: number;
+  /** The open text or reasoning block (they never interleave). */
+  current?: { kind: 'text' | 'reasoning'; id: string };
+  /** Tool calls by their `index` on the wire. */
+  tools: Record<number, ToolSlot>;
+  finishRaw?: string;
+  refused: boolean;
+  usage?: Usage;
+  done: boolean;
+}
+
+export function initChatStream(): ChatStreamState {
+  return { started: false, nextId: 0, tools: {}, refused: false, done: false };
+}
+
+/**
+ * Chat completion chunks -> IR events. Only choice 0 is followed (n>1 streams). The finish is
+ * emitted at `[DONE]` (or at the end of the body) so the trailing usage chunk is included.
+ */
+export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, StreamEvent> = {
+  step(prev, sse) {
+    if (prev.done) return [prev, []];
+    if (sse.data.trim() === '[DONE]') {
+      if (prev.finishRaw === undefined) throw new GatewayError('bad_gateway', 'upstream stream ended early', { retryable: true });
+      return finishStream(clone(prev));
+    }
+    const chunk = parseEventJson(sse.data);
+    if (chunk.error !== undefined && chunk.error !== null) throw decodeStreamError(chunk);
+    const s = clone(prev);
+    const out: StreamEvent[] = [];
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = choices.find((c): c is Json => isObject(c) && (c.index ?? 0) === 0);
+    // Azure opens with an id-less, choice-less prompt-filter chunk: wait for a real one.
+    if (!s.started && (choice || str(chunk.id) || str(chunk.model))) startStream(s, chunk, out);
+    if (isObject(chunk.usage)) s.usage = decodeUsage(chunk.usage);
+    if (choice) stepChoice(s, choice, out);
+    return [s, out];
+  },
+  end(state) {
+    // No [DONE] (some servers just close), but the finish reason came: that is a complete stream.
+    if (state.done || state.finishRaw === undefined) return [];
+    return finishStream(clone(state))[1];
+  },
+};
+
+function stepChoice(s: ChatStreamState, choice: Json, out: StreamEvent[]): void {
+  const delta = isObject(choice.delta) ? choice.delta : {};
+  const reasoning = str(delta.reasoning_content) || str(delta.reasoning);
+  if (reasoning) emitFlat(s, 'reasoning', reasoning, out);
+  const content = str(delta.content);
+  if (content) emitFlat(s, 'text', content, out);
+  const refusal = str(delta.refusal);
+  if (refusal) {
+    s.refused = true;
+    emitFlat(s, 'text', refusal, out);
+  }
+  if (Array.isArray(delta.tool_calls)) {
+    delta.tool_calls.forEach((tc, position) => {
+      if (isObject(tc)) stepToolCall(s, tc, position, out);
+    });
+  }
+  if (typeof choice.finish_reason === 'string' && choice.finish_reason) {
+    s.finishRaw = choice.finish_reason;
+    closeAll(s, out);
+  }
+}
+
+/** Text and reasoning deltas: open a block of that kind, closing the other one first. */
+function emitFlat(s: ChatStreamState, kind: 'text' | 'reasoning', text: string, out: StreamEvent[]): void {
+  if (s.current?.kind !== kind) {
+    closeCurrent(s, out);
+    const id = String(s.nextId++);
+    s.current = { kind, id };
+    out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id });
+  }
+  const id = s.current!.id;
+  out.push(kind === 'text' ? { type: 'text-delta', id, text } : { type: 'reasoning-delta', id, text });
+}
+
+function stepToolCall(s: ChatStreamState, tc: Json, position: number, out: StreamEvent[]): void {
+  const index = typeof tc.index === 'number' ? tc.index : position;
+  const fn = isObject(tc.function) ? tc.function : {};
+  const slot = (s.tools[index] ??= { callId: '', name: '', pending: '', closed: false });
+  if (slot.closed) return;
+  if (!slot.callId && str(tc.id)) slot.callId = str(tc.id);
+  if (!slot.name && str(fn.name)) slot.name = str(fn.name);
+  const args = str(fn.arguments);
+  if (slot.id === undefined) {
+    if (args) slot.pending += args;
+    if (slot.name) openTool(s, slot, index, out);
+    return;
+  }
+  if (args) out.push({ type: 'tool-delta', id: slot.id, json: args });
+}
+
+function openTool(s: ChatStreamState, slot: ToolSlot, index: number, out: StreamEvent[]): void {
+  closeCurrent(s, out);
+  slot.id = String(s.nextId++);
+  out.push({ type: 'tool-start', id: slot.id, toolCallId: slot.callId || `call_${index}`, name: slot.name });
+  if (slot.pending) out.push({ type: 'tool-delta', id: slot.id, json: slot.pending });
+  slot.pending = '';
+}
+
+function closeCurrent(s: ChatStreamState, out: StreamEvent[]): void {
+  if (!s.current) return;
+  out.push({ type: s.current.kind === 'text' ? 'text-end' : 'reasoning-end', id: s.current.id });
+  s.current = undefined;
+}
+
+function closeAll(s: ChatStreamState, out: StreamEvent[]): void {
+  closeCurrent(s, out);
+  for (const [key, slot] of Object.entries(s.tools)) {
+    if (slot.closed) continue;
+    if (slot.id === undefined) openTool(s, slot, Number(key), out);
+    out.push({ type: 'tool-end', id: slot.id! });
+    slot.closed = true;
+  }
+}
+
+function startStream(s: ChatStreamState, chunk: Json, out: StreamEvent[]): void {
+  s.started = true;
+  out.push({ type: 'start', id: str(chunk.id), model: str(chunk.model) });
+}
+
+function finishStream(s: ChatStreamState): [ChatStreamState, StreamEvent[]] {
+  const out: StreamEvent[] = [];
+  if (!s.started) startStream(s, {}, out);
+  closeAll(s, out);
+  s.done = true;
+  out.push({ type: 'finish', finish: decodeFinish(s.finishRaw, s.refused), usage: s.usage ?? emptyUsage() });
+  return [s, out];
+}
+
+/** Copy-on-step keeps the reducer pure; the state is small. */
+function clone(s: ChatStreamState): ChatStreamState {
+  const tools: Record<number, ToolSlot> = {};
+  for (const [k, v] of Object.entries(s.tools)) tools[Number(k)] = { ...v };
+  return { ...s, tools, current: s.current && { ...s.current } };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

@@ -1,0 +1,154 @@
+import type {
+  AssistantPart,
+  ImagePart,
+  Message,
+  Request,
+  TextPart,
+  Tool,
+  ToolChoice,
+  ToolResultPart,
+  UserPart,
+} from '../../ir/index.js';
+import type { Target } from '../types.js';
+
+/** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
+export const EXT_KEY = 'openai-chat';
+
+type Json = Record<string, unknown>;
+
+export interface EncodedRequest {
+  body: Json;
+  headers: Record<string, string>;
+}
+
+/**
+ * IR Request + Target -> `/chat/completions` body. Always streams with usage. Uses `max_tokens`
+ * (not `max_completion_tokens`) because DeepSeek, vLLM and Ollama only know the former.
+ * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
+ * owns (model, messages, stream, ...) always win.
+ */
+export function encodeRequest(request: Request, target: Target): EncodedRequest {
+  const ext = request.ext[EXT_KEY] ?? {};
+  const body: Json = { ...ext };
+  body.model = target.upstreamModel;
+  body.messages = encodeMessages(request);
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(encodeTool);
+    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  } else if (request.toolChoice?.type === 'none') {
+    body.tool_choice = 'none';
+  }
+  body.max_tokens = request.maxTokens;
+  if (request.stopSequences?.length) body.stop = request.stopSequences;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = request.reasoning.effort;
+  if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
+  body.stream = true;
+  const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};
+  body.stream_options = { ...clientStreamOptions, include_usage: true };
+  return { body, headers: {} };
+}
+
+function encodeMessages(request: Request): Json[] {
+  const out: Json[] = [];
+  if (request.system.length > 0) {
+    out.push({ role: 'system', content: request.system.map((p) => p.text).join('\n\n') });
+  }
+  for (const m of request.messages) out.push(...encodeMessage(m));
+  return out;
+}
+
+function encodeMessage(m: Message): Json[] {
+  const ext = m.ext?.[EXT_KEY] ?? {};
+  switch (m.role) {
+    case 'user':
+      return [{ ...ext, role: 'user', content: encodeUserContent(m.content) }];
+    case 'assistant':
+      return [{ ...ext, ...encodeAssistant(m.content), role: 'assistant' }];
+    case 'tool':
+      return encodeToolResults(m.content);
+  }
+}
+
+function encodeUserContent(parts: UserPart[]): string | Json[] {
+  if (parts.length === 1 && parts[0].type === 'text' && !parts[0].ext?.[EXT_KEY]) return parts[0].text;
+  return parts.map((p) => (p.type === 'text' ? encodeTextPart(p) : encodeImagePart(p)));
+}
+
+function encodeTextPart(p: TextPart): Json {
+  return { ...(p.ext?.[EXT_KEY] ?? {}), type: 'text', text: p.text };
+}
+
+function encodeImagePart(p: ImagePart): Json {
+  const url = p.source.kind === 'base64' ? `data:${p.source.mediaType};base64,${p.source.data}` : p.source.url;
+  // ext carries e.g. `detail`, which lives inside image_url on the wire.
+  return { type: 'image_url', image_url: { ...(p.ext?.[EXT_KEY] ?? {}), url } };
+}
+
+function encodeAssistant(parts: AssistantPart[]): Json {
+  const text: string[] = [];
+  const toolCalls: Json[] = [];
+  const reasoning: string[] = [];
+  for (const p of parts) {
+    if (p.type === 'text') text.push(p.text);
+    else if (p.type === 'tool-call') {
+      toolCalls.push({
+        ...(p.ext?.[EXT_KEY] ?? {}),
+        id: p.id,
+        type: 'function',
+        // An empty argument string is not valid JSON; upstreams reject it.
+        function: { name: p.name, arguments: p.arguments.trim() === '' ? '{}' : p.arguments },
+      });
+    } else if (p.type === 'reasoning' && isOwnReasoning(p.origin?.provider) && p.text) {
+      // DeepSeek needs its reasoning echoed on tool turns. Other providers' reasoning (and every
+      // signature) never crosses over.
+      reasoning.push(p.text);
+    }
+    // 'fallback' parts are gateway records, never sent upstream.
+  }
+  const msg: Json = { content: text.length > 0 ? text.join('') : null };
+  if (reasoning.length > 0) msg.reasoning_content = reasoning.join('');
+  if (toolCalls.length > 0) msg.tool_calls = toolCalls;
+  else if (msg.content === null) msg.content = '';
+  return msg;
+}
+
+/** Reasoning produced by an OpenAI-compatible chat upstream ('openai' provider kind or the chat protocol). */
+export function isOwnReasoning(provider: string | undefined): boolean {
+  return provider === 'openai' || provider === 'openai-chat';
+}
+
+/** One `tool` message per result; images cannot ride in a tool message, so they follow in a user turn. */
+function encodeToolResults(results: ToolResultPart[]): Json[] {
+  const out: Json[] = [];
+  const images: Json[] = [];
+  for (const r of results) {
+    const texts = r.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text);
+    let content = texts.join('\n');
+    if (r.isError) content = `Error: ${content}`;
+    out.push({ ...(r.ext?.[EXT_KEY] ?? {}), role: 'tool', tool_call_id: r.toolCallId, content });
+    for (const c of r.content) if (c.type === 'image') images.push(encodeImagePart(c));
+  }
+  if (images.length > 0) {
+    out.push({ role: 'user', content: images });
+  }
+  return out;
+}
+
+function encodeTool(t: Tool): Json {
+  const fn: Json = { name: t.name, ...(t.ext?.[EXT_KEY] ?? {}) };
+  if (t.description !== undefined) fn.description = t.description;
+  fn.parameters = t.inputSchema;
+  return { type: 'function', function: fn };
+}
+
+function encodeToolChoice(c: ToolChoice): unknown {
+  if (c.type === 'tool') return { type: 'function', function: { name: c.name } };
+  return c.type;
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

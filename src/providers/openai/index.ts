@@ -1,0 +1,24 @@
+import type { Provider, ProviderCall } from '../types.js';
+import { streamUpstream } from '../transport/stream-upstream.js';
+import { authHeaders, chatCompletionsUrl } from './api.js';
+import { decodeError } from './decode-error.js';
+import { decodeResponse } from './decode-response.js';
+import { decodeChatStream, initChatStream } from './decode-stream.js';
+import { encodeRequest } from './encode-request.js';
+
+/** OpenAI-compatible `/chat/completions` upstreams (OpenAI, DeepSeek, vLLM, Ollama, ...). */
+export const openaiProvider: Provider = {
+  type: 'openai',
+  stream(call: ProviderCall) {
+    const { body, headers } = encodeRequest(call.request, call.target);
+    return streamUpstream(call, {
+      url: chatCompletionsUrl(call.target.provider.baseUrl),
+      headers: { ...authHeaders(call.target.provider), ...headers },
+      body,
+      decodeError,
+      decodeStream: decodeChatStream,
+      initStream: initChatStream,
+      decodeResponse,
+    });
+  },
+};

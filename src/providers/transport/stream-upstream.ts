@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { GatewayError, type StreamEvent } from '../../ir/index.js';
+import { parseSse } from '../../util/sse-parse.js';
+import type { ProviderCall } from '../types.js';
+import { agentFor } from './agents.js';
+import { abortedError, mapTransportError } from './map-transport-error.js';
+import { defaultRetryOptions, retryDelayMs, type RetryOptions } from './retry-policy.js';
+import type { UpstreamExchange } from './types.js';
+
+/**
+ * Run one upstream call as an IR stream: POST the body, then decode SSE (or a JSON body from an
+ * upstream that ignored `stream:true`). Retries with backoff on retryable failures, but only
+ * while nothing has been yielded; after the first IR event an error is thrown to the caller.
+ */
+export async function* streamUpstream<S>(
+  call: ProviderCall,
+  exchange: UpstreamExchange<S>,
+  retry: RetryOptions = defaultRetryOptions,
+): AsyncGenerator<StreamEvent> {
+  const maxRetries = call.target.provider.maxRetries;
+  for (let attempt = 0; ; attempt++) {
+    let yielded = false;
+    try {
+      for await (const ev of attemptOnce(call, exchange)) {
+        yielded = true;
+        yield ev;
+      }
+      return;
+    } catch (e) {
+      const err = mapTransportError(e, call.signal);
+      if (yielded || call.signal.aborted) throw err;
+      const delay = retryDelayMs(err, attempt, maxRetries, retry);
+      if (delay === undefined) throw err;
+      try {
+        await sleep(delay, undefined, { signal: call.signal });
+      } catch {
+        throw abortedError(call.signal.reason);
+      }
+    }
+  }
+}
+
+async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): AsyncGenerator<StreamEvent> {
+  if (call.signal.aborted) throw abortedError(call.signal.reason);
+  const res = await request(ex.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...ex.headers },
+    body: JSON.stringify(ex.body),
+    dispatcher: agentFor(call.target.provider),
+    signal: call.signal,
+  });
+  // The upstream must see its connection closed at once when the call is aborted.
+  const onAbort = () => res.body.destroy();
+  call.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (res.statusCode >= 300) {
+      const text = await res.body.text();
+      throw ex.decodeError({ status: res.statusCode, headers: res.headers, body: parseMaybeJson(text), nowMs: Date.now() });
+    }
+    const contentType = String(res.headers['content-type'] ?? '');
+    if (contentType.includes('application/json')) {
+      const body = parseMaybeJson(await res.body.text());
+      if (typeof body === 'string') throw new GatewayError('bad_gateway', 'upstream sent a malformed JSON body', { retryable: true });
+      yield* ex.decodeResponse(body);
+      return;
+    }
+    let state = ex.initStream();
+    let finished = false;
+    for await (const sse of parseSse(res.body)) {
+      const [next, out] = ex.decodeStream.step(state, sse);
+      state = next;
+      for (const ev of out) {
+        if (ev.type === 'finish') finished = true;
+        yield ev;
+      }
+    }
+    for (const ev of ex.decodeStream.end?.(state) ?? []) {
+      if (ev.type === 'finish') finished = true;
+      yield ev;
+    }
+    if (!finished) throw new GatewayError('bad_gateway', 'upstream stream ended early', { retryable: true });
+  } finally {
+    call.signal.removeEventListener('abort', onAbort);
+    // Consumed bodies are already released to the pool; an abandoned one closes its socket.
+    if (!res.body.destroyed) res.body.destroy();
+  }
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

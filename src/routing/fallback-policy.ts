@@ -1,0 +1,34 @@
+import type { Finish, GatewayError } from '../ir/index.js';
+
+/** How one attempt ended, as the pipeline saw it. */
+export type AttemptOutcome =
+  | { kind: 'finished'; finish: Finish }
+  | { kind: 'failed'; error: GatewayError; emittedOutput: boolean }
+  | { kind: 'cancelled' };
+
+export type Step = 'done' | 'next' | 'fail';
+
+/** A classifier refusal, from any provider: refusal / content_filter finishes and content-policy errors. */
+export function isRefusal(outcome: AttemptOutcome): boolean {
+  if (outcome.kind === 'finished') return outcome.finish.unified === 'refusal';
+  return outcome.kind === 'failed' && outcome.error.code === 'content_filter';
+}
+
+/**
+ * The fallback policy, a pure function (style rule 9): after a refusal try the next candidate;
+ * after an upstream failure only when the model opted in to fallback on unavailability and
+ * nothing has reached the client from this attempt.
+ */
+export function nextStep(outcome: AttemptOutcome, hasNext: boolean, fallbackOnUnavailable: boolean): Step {
+  if (outcome.kind === 'cancelled') return 'done';
+  if (isRefusal(outcome)) return hasNext ? 'next' : outcome.kind === 'finished' ? 'done' : 'fail';
+  if (outcome.kind === 'finished') return 'done';
+  if (hasNext && fallbackOnUnavailable && outcome.error.retryable && !outcome.emittedOutput) return 'next';
+  return 'fail';
+}
+
+export function refusalReason(outcome: AttemptOutcome): string {
+  if (outcome.kind === 'finished') return `refusal (${outcome.finish.raw ?? outcome.finish.unified})`;
+  if (outcome.kind === 'failed') return outcome.error.code === 'content_filter' ? 'refusal (content_filter)' : `unavailable (${outcome.error.kind})`;
+  return 'cancelled';
+}

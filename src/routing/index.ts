@@ -1,0 +1,4 @@
+export * from './catalog.js';
+export * from './plan-route.js';
+export * from './resolve-reasoning.js';
+export * from './fallback-policy.js';

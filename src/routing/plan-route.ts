@@ -1,0 +1,86 @@
+import { GatewayError, type Request } from '../ir/index.js';
+import type { Target } from '../providers/types.js';
+import { findModel, type Catalog, type ModelEntry, type Price } from './catalog.js';
+
+/** One model the pipeline may try, fully resolved. */
+export interface Candidate {
+  model: ModelEntry;
+  target: Target;
+  price: Price;
+  variant: 'standard' | 'fast';
+  /** The output ceiling for this candidate (the request's, within the model's limit). */
+  maxTokens: number;
+}
+
+/**
+ * Turns a request into the ordered list of candidates: the requested model (its fast variant when
+ * asked for and available), then its fallbacks. Fails before anything runs on an unknown model,
+ * an unknown fallback or a ceiling above the model's limit.
+ */
+export function planRoute(catalog: Catalog, req: Request): Candidate[] {
+  const primary = findModel(catalog, req.model);
+  if (!primary) {
+    throw new GatewayError('not_found', `model "${req.model}" is not in the catalog (GET /v1/models lists the models)`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
+  }
+  if (!req.maxTokensDefaulted && req.maxTokens > primary.maxOutputTokens) {
+    throw new GatewayError(
+      'invalid_request',
+      `max_tokens: ${req.maxTokens} is greater than the maximum of ${primary.maxOutputTokens} output tokens for model ${primary.id}`,
+      { param: 'max_tokens' },
+    );
+  }
+  const chain = fallbackChain(catalog, primary, req);
+  const seen = new Set<string>();
+  const candidates: Candidate[] = [];
+  for (const model of [primary, ...chain]) {
+    const c = candidateFor(catalog, model, req);
+    if (seen.has(c.model.id)) continue;
+    seen.add(c.model.id);
+    candidates.push(c);
+  }
+  return candidates;
+}
+
+function fallbackChain(catalog: Catalog, primary: ModelEntry, req: Request): ModelEntry[] {
+  if (req.fallbacks === 'default') return primary.fallbacks.map((id) => catalog.models.get(id)!);
+  return req.fallbacks.map((id, i) => {
+    const m = findModel(catalog, id);
+    if (!m) throw new GatewayError('invalid_request', `fallbacks[${i}]: model "${id}" is not in the catalog`, { param: `fallbacks.${i}` });
+    return m;
+  });
+}
+
+/** Applies the fast preference: another catalog model, or provider options on the same one. */
+function candidateFor(catalog: Catalog, model: ModelEntry, req: Request): Candidate {
+  let served = model;
+  let variant: Candidate['variant'] = 'standard';
+  let price = model.price;
+  let fastOptions: Target['fastOptions'];
+  if (req.fast && model.fast) {
+    variant = 'fast';
+    if (model.fast.model) {
+      served = catalog.models.get(model.fast.model)!;
+      price = served.price;
+    } else {
+      fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
+      price = model.fast.price ?? model.price;
+    }
+  }
+  const provider = catalog.providers.get(served.provider)!;
+  return {
+    model: served,
+    variant,
+    price,
+    maxTokens: Math.min(req.maxTokens, served.maxOutputTokens),
+    target: {
+      provider,
+      modelId: served.id,
+      upstreamModel: served.upstreamModel,
+      fastOptions,
+      tokensPerSecond: served.tokensPerSecond,
+    },
+  };
+}

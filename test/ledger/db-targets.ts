@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openLedger, type Ledger } from '../../src/ledger/index.js';
+
+/**
+ * Where the ledger tests run: PGlite always; PostgreSQL when TEST_DATABASE_URL (or DATABASE_URL)
+ * is set. On CI the PostgreSQL target is mandatory: it falls back to the local server's URL, so a
+ * missing database fails the run instead of silently skipping the race tests.
+ */
+export const PG_URL: string | undefined =
+  process.env.TEST_DATABASE_URL ??
+  process.env.DATABASE_URL ??
+  (process.env.CI ? 'postgres://postgres@127.0.0.1:5432/test' : undefined);
+
+export interface OpenedTarget {
+  ledger: Ledger;
+  /** PostgreSQL only: how another process can open the same ledger. */
+  databaseUrl?: string;
+  schema?: string;
+  cleanup(): Promise<void>;
+}
+
+export interface DbTarget {
+  name: 'pglite' | 'postgres';
+  open(): Promise<OpenedTarget>;
+}
+
+const pglite: DbTarget = {
+  name: 'pglite',
+  async open() {
+    const ledger = await openLedger({ dataDir: 'memory://' });
+    return { ledger, cleanup: () => ledger.close() };
+  },
+};
+
+/** A fresh schema per test file, so parallel files never see each other's rows. */
+function postgres(url: string): DbTarget {
+  return {
+    name: 'postgres',
+    async open() {
+      const schema = `ledger_test_${randomBytes(6).toString('hex')}`;
+      const ledger = await openLedger({ databaseUrl: url, schema, poolSize: 20 });
+      return {
+        ledger,
+        databaseUrl: url,
+        schema,
+        async cleanup() {
+          await ledger.close();
+          const client = new pg.Client({ connectionString: url });
+          await client.connect();
+          try {
+            await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          } finally {
+            await client.end();
+          }
+        },
+      };
+    },
+  };
+}
+
+export const dbTargets: DbTarget[] = PG_URL ? [pglite, postgres(PG_URL)] : [pglite];
+export const pgTarget: DbTarget | undefined = PG_URL ? postgres(PG_URL) : undefined;

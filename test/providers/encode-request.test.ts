@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeRequest as encodeAnthropic } from '../../src/providers/anthropic/encode-request.js';
+import { encodeRequest as encodeOpenai } from '../../src/providers/openai/encode-request.js';
+import type { Message } from '../../src/ir/index.js';
+import { TRANSCRIPTS, baseRequest, providerConfig } from './helpers.js';
+
+const target = (type: 'openai' | 'anthropic', fastOptions?: { serviceTier?: string; speed?: string }) => ({
+  provider: providerConfig(type, 'http://x'),
+  modelId: 'm',
+  upstreamModel: 'up-model',
+  fastOptions,
+});
+
+const conversation: Message[] = [
+  { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'anthropic thought', signature: 'SIG==', origin: { provider: 'anthropic', model: 'claude' } },
+      { type: 'reasoning', text: '', redacted: 'REDACTED==', origin: { provider: 'anthropic' } },
+      { type: 'reasoning', text: 'deepseek thought', origin: { provider: 'openai', model: 'deepseek-reasoner' } },
+      { type: 'text', text: 'Let me check.' },
+      { type: 'tool-call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'tool-call', id: 'call_2', name: 'now', arguments: '' },
+      { type: 'fallback', from: 'a', to: 'b', reason: 'refusal' },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'sunny' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }] },
+      { type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'clock broken' }], isError: true },
+    ],
+  },
+  { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+];
+
+describe('openai encode-request', () => {
+  it('encodes the conversation, echoes only own reasoning, and splits tool-result images out', () => {
+    const { body } = encodeOpenai(
+      baseRequest({
+        system: [{ type: 'text', text: 'Be brief.' }],
+        messages: conversation,
+        tools: [{ name: 'get_weather', description: 'w', inputSchema: { type: 'object' } }],
+        toolChoice: { type: 'required' },
+        parallelToolCalls: false,
+        stopSequences: ['END'],
+        temperature: 0.2,
+        topP: 0.9,
+        reasoning: { enabled: true, effort: 'high' },
+      }),
+      target('openai', { serviceTier: 'priority' }),
+    );
+    expect(body).toMatchSnapshot();
+    const msgs = body.messages as Array<Record<string, unknown>>;
+    expect(msgs[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(msgs[2].reasoning_content).toBe('deepseek thought');
+    expect(JSON.stringify(body)).not.toContain('SIG==');
+    expect(JSON.stringify(body)).not.toContain('REDACTED==');
+    expect(msgs[3]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'sunny' });
+    expect(msgs[4]).toEqual({ role: 'tool', tool_call_id: 'call_2', content: 'Error: clock broken' });
+    expect(msgs[5]).toEqual({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] });
+    expect(body).toMatchObject({
+      model: 'up-model', max_tokens: 1024, stream: true, stream_options: { include_usage: true },
+      reasoning_effort: 'high', service_tier: 'priority', tool_choice: 'required', parallel_tool_calls: false,
+    });
+  });
+
+  it('passes unknown ext fields through without letting them override owned fields', () => {
+    const { body } = encodeOpenai(
+      baseRequest({ ext: { 'openai-chat': { response_format: { type: 'json_object' }, seed: 7, user: 'u1', model: 'evil', messages: [], stream: false } } }),
+      target('openai'),
+    );
+    expect(body).toMatchObject({ response_format: { type: 'json_object' }, seed: 7, user: 'u1', model: 'up-model', stream: true });
+    expect(body.messages).toEqual([{ role: 'user', content: 'Hello' }]);
+  });
+});
+
+describe('anthropic encode-request', () => {
+  it('encodes the conversation with signatures only from anthropic, tool results first', () => {
+    const { body, headers } = encodeAnthropic(
+      baseRequest({
+        system: [{ type: 'text', text: 'Be brief.', ext: { anthropic: { cache_control: { type: 'ephemeral' } } } }],
+        messages: conversation,
+        tools: [{ name: 'get_weather', inputSchema: { type: 'object' } }],
+        toolChoice: { type: 'required' },
+        parallelToolCalls: false,
+        temperature: 0.5,
+        reasoning: { enabled: true, budgetTokens: 2048 },
+        passHeaders: { 'anthropic-beta': 'interleaved-thinking-2025-05-14', 'anthropic-version': '2023-06-01' },
+      }),
+      target('anthropic'),
+    );
+    expect(body).toMatchSnapshot();
+    expect(headers).toEqual({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14' });
+    const msgs = body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(msgs[1].content.slice(0, 2)).toEqual([
+      { type: 'thinking', thinking: 'anthropic thought', signature: 'SIG==' },
+      { type: 'redacted_thinking', data: 'REDACTED==' },
+    ]);
+    expect(JSON.stringify(body)).not.toContain('deepseek thought');
+    expect(msgs[1].content.find((b) => b.id === 'call_2')).toMatchObject({ type: 'tool_use', input: {} });
+    expect(msgs[2].content.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'text']);
+    expect(msgs[2].content[1]).toMatchObject({ is_error: true });
+    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(body.temperature).toBeUndefined();
+    expect(body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
+  });
+
+  it('drops reasoning from other providers and unsigned anthropic reasoning', () => {
+    const { body } = encodeAnthropic(
+      baseRequest({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'x', signature: 'FOREIGN', origin: { provider: 'openai-responses' } },
+              { type: 'reasoning', text: 'unsigned', origin: { provider: 'anthropic' } },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+        ],
+      }),
+      target('anthropic'),
+    );
+    expect((body.messages as Array<{ content: unknown[] }>)[1].content).toEqual([{ type: 'text', text: 'ok' }]);
+  });
+
+  it('adds the fast-mode beta, defaults the version and passes unknown ext fields and server tools', () => {
+    const { body, headers } = encodeAnthropic(
+      baseRequest({
+        temperature: 0.3,
+        ext: { anthropic: { metadata: { user_id: 'u' }, top_k: 5, tools: [{ type: 'web_search_20250305', name: 'web_search' }], model: 'evil' } },
+      }),
+      target('anthropic', { speed: 'fast' }),
+    );
+    expect(headers).toEqual({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fast-mode-2026-02-01' });
+    expect(body).toMatchObject({ model: 'up-model', metadata: { user_id: 'u' }, top_k: 5, speed: 'fast', temperature: 0.3, stream: true });
+    expect(body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+  });
+});
+
+describe('encoded bodies match the recorded request bodies', () => {
+  const read = (f: string) => JSON.parse(readFileSync(path.join(TRANSCRIPTS, f), 'utf8')) as Record<string, unknown>;
+
+  it('anthropic stream-thinking.request.json', () => {
+    const recorded = read('anthropic-messages/stream-thinking.request.json');
+    const { body } = encodeAnthropic(
+      baseRequest({
+        maxTokens: 4096,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'How do I cross the street?', ext: { anthropic: {} } }] }],
+        reasoning: { enabled: true, budgetTokens: 1024 },
+      }),
+      { ...target('anthropic'), upstreamModel: 'claude-sonnet-4-0' },
+    );
+    expect(body).toEqual(recorded);
+  });
+
+  it('openai stream-deepseek-reasoning-content.request.json (plus max_tokens)', () => {
+    const recorded = read('openai-chat/stream-deepseek-reasoning-content.request.json');
+    const { body } = encodeOpenai(baseRequest(), { ...target('openai'), upstreamModel: 'deepseek-reasoner' });
+    expect(body).toEqual({ ...recorded, max_tokens: 1024 });
+  });
+});

@@ -1,0 +1,137 @@
+import type { WireProtocol } from './protocols.js';
+
+/** A generated answer: `count` word chunks, cut at max_tokens unless told to ignore it. */
+export interface GenerateInput {
+  protocol: WireProtocol;
+  body: Record<string, unknown>;
+  words: number;
+  ignoreMaxTokens: boolean;
+}
+
+const VOCAB = ['Switchyard', 'routes', 'tokens', 'through', 'many', 'models', 'and', 'keeps', 'every', 'ledger', 'honest'];
+
+interface Plan {
+  model: string;
+  chunks: string[];
+  truncated: boolean;
+  inputTokens: number;
+}
+
+function plan(input: GenerateInput): Plan {
+  const b = input.body;
+  const limit = num(b.max_tokens) ?? num(b.max_completion_tokens) ?? num(b.max_output_tokens);
+  const count = input.ignoreMaxTokens || limit === undefined ? input.words : Math.min(input.words, limit);
+  const chunks = Array.from({ length: count }, (_, i) => `${i === 0 ? '' : ' '}${VOCAB[i % VOCAB.length]}`);
+  const prompt = JSON.stringify(b.messages ?? b.input ?? '') + JSON.stringify(b.system ?? '');
+  return {
+    model: typeof b.model === 'string' ? b.model : 'fake-model',
+    chunks,
+    truncated: count < input.words,
+    inputTokens: Math.max(1, Math.ceil(prompt.length / 4)),
+  };
+}
+
+const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+
+/** The generated answer as SSE event texts. */
+export function generateEvents(input: GenerateInput): string[] {
+  const p = plan(input);
+  if (input.protocol === 'anthropic-messages') return anthropicEvents(p);
+  if (input.protocol === 'openai-responses') return responsesEvents(p);
+  const includeUsage = (input.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  return chatEvents(p, includeUsage);
+}
+
+function chatEvents(p: Plan, includeUsage: boolean): string[] {
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: p.model };
+  const choice = (delta: unknown, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const out = [sse(choice({ role: 'assistant', content: '' }, null))];
+  for (const c of p.chunks) out.push(sse(choice({ content: c }, null)));
+  out.push(sse(choice({}, p.truncated ? 'length' : 'stop')));
+  if (includeUsage) {
+    const usage = { prompt_tokens: p.inputTokens, completion_tokens: p.chunks.length, total_tokens: p.inputTokens + p.chunks.length };
+    out.push(sse({ ...base, choices: [], usage }));
+  }
+  out.push('data: [DONE]\n\n');
+  return out;
+}
+
+function anthropicEvents(p: Plan): string[] {
+  const message = { id: 'msg_fake', type: 'message', role: 'assistant', model: p.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: p.inputTokens, output_tokens: 1 } };
+  const out = [
+    sse({ type: 'message_start', message }, 'message_start'),
+    sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+    sse({ type: 'ping' }, 'ping'),
+  ];
+  for (const c of p.chunks) out.push(sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: c } }, 'content_block_delta'));
+  out.push(sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'));
+  const delta = { stop_reason: p.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null };
+  out.push(sse({ type: 'message_delta', delta, usage: { output_tokens: p.chunks.length } }, 'message_delta'));
+  out.push(sse({ type: 'message_stop' }, 'message_stop'));
+  return out;
+}
+
+function responsesEvents(p: Plan): string[] {
+  const text = p.chunks.join('');
+  const item = { id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+  const done = responseObject(p, [item]);
+  const created = { ...done, status: 'in_progress', output: [], usage: null, incomplete_details: null };
+  let seq = 0;
+  const ev = (type: string, data: Record<string, unknown>) => sse({ type, sequence_number: seq++, ...data }, type);
+  const out = [
+    ev('response.created', { response: created }),
+    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }),
+    ev('response.content_part.added', { item_id: 'msg_fake', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+  ];
+  for (const c of p.chunks) out.push(ev('response.output_text.delta', { item_id: 'msg_fake', output_index: 0, content_index: 0, delta: c }));
+  out.push(ev('response.output_text.done', { item_id: 'msg_fake', output_index: 0, content_index: 0, text }));
+  out.push(ev('response.content_part.done', { item_id: 'msg_fake', output_index: 0, content_index: 0, part: item.content[0] }));
+  out.push(ev('response.output_item.done', { output_index: 0, item }));
+  out.push(ev(p.truncated ? 'response.incomplete' : 'response.completed', { response: done }));
+  return out;
+}
+
+function responseObject(p: Plan, output: unknown[]): Record<string, unknown> {
+  return {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: 1700000000,
+    status: p.truncated ? 'incomplete' : 'completed',
+    incomplete_details: p.truncated ? { reason: 'max_output_tokens' } : null,
+    model: p.model,
+    output,
+    usage: {
+      input_tokens: p.inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: p.chunks.length,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: p.inputTokens + p.chunks.length,
+    },
+  };
+}
+
+/** The generated answer as a non-streamed JSON body. */
+export function generateJson(input: GenerateInput): Record<string, unknown> {
+  const p = plan(input);
+  const text = p.chunks.join('');
+  if (input.protocol === 'anthropic-messages') {
+    return {
+      id: 'msg_fake', type: 'message', role: 'assistant', model: p.model,
+      content: [{ type: 'text', text }],
+      stop_reason: p.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null,
+      usage: { input_tokens: p.inputTokens, output_tokens: p.chunks.length },
+    };
+  }
+  if (input.protocol === 'openai-responses') {
+    return responseObject(p, [{ id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }]);
+  }
+  return {
+    id: 'chatcmpl-fake', object: 'chat.completion', created: 1700000000, model: p.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: p.truncated ? 'length' : 'stop' }],
+    usage: { prompt_tokens: p.inputTokens, completion_tokens: p.chunks.length, total_tokens: p.inputTokens + p.chunks.length },
+  };
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}

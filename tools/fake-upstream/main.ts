@@ -1,0 +1,20 @@
+import { startFakeUpstream } from './server.js';
+
+/**
+ * CLI: `node --import tsx tools/fake-upstream/main.ts [--port 9100] [--host 127.0.0.1] [--scenario words:20]`.
+ * Serves POST /v1/chat/completions, /v1/messages and /v1/responses until interrupted.
+ */
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const fake = await startFakeUpstream({
+  port: Number(arg('port') ?? 9100),
+  host: arg('host') ?? '127.0.0.1',
+  scenario: arg('scenario'),
+});
+console.log(`fake-upstream listening on ${fake.url} (OpenAI baseUrl ${fake.url}/v1, Anthropic baseUrl ${fake.url})`);
+const stop = () => void fake.close().then(() => process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

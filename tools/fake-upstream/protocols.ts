@@ -1,0 +1,47 @@
+/** The wire protocols the fake upstream speaks, by request path. */
+export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
+
+export function protocolForPath(pathname: string): WireProtocol | undefined {
+  if (pathname.endsWith('/chat/completions')) return 'openai-chat';
+  if (pathname.endsWith('/messages')) return 'anthropic-messages';
+  if (pathname.endsWith('/responses')) return 'openai-responses';
+  return undefined;
+}
+
+/** A protocol-shaped error body for a status. */
+export function errorBody(protocol: WireProtocol, status: number, message?: string): Record<string, unknown> {
+  const [anthropicType, openaiType, openaiCode] = errorTypes(status);
+  const text = message ?? `fake upstream error ${status}`;
+  if (protocol === 'anthropic-messages') {
+    return { type: 'error', error: { type: anthropicType, message: text }, request_id: 'req_fake' };
+  }
+  return { error: { message: text, type: openaiType, param: null, code: openaiCode } };
+}
+
+function errorTypes(status: number): [string, string, string | null] {
+  switch (status) {
+    case 400:
+      return ['invalid_request_error', 'invalid_request_error', null];
+    case 401:
+      return ['authentication_error', 'invalid_request_error', 'invalid_api_key'];
+    case 403:
+      return ['permission_error', 'invalid_request_error', null];
+    case 404:
+      return ['not_found_error', 'invalid_request_error', 'model_not_found'];
+    case 429:
+      return ['rate_limit_error', 'requests', 'rate_limit_exceeded'];
+    case 529:
+      return ['overloaded_error', 'server_error', 'overloaded'];
+    case 503:
+      return ['overloaded_error', 'server_error', 'service_unavailable'];
+    default:
+      return ['api_error', 'server_error', null];
+  }
+}
+
+/** A broken stream event, in the protocol's framing. */
+export function malformedEvent(protocol: WireProtocol): string {
+  if (protocol === 'openai-chat') return 'data: {"id":"chatcmpl-broken","choices":[{"index":0,,}\n\n';
+  if (protocol === 'openai-responses') return 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":\n\n';
+  return 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\n\n';
+}

@@ -1,0 +1,206 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateEvents, generateJson } from './generate.js';
+import { errorBody, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
+import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
+import { loadTranscript } from './transcripts.js';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body (the raw text when it was not JSON). */
+  body: unknown;
+  /** Date.now() when the request arrived. */
+  receivedAt: number;
+  /** Date.now() when the response closed (finished, or the client went away). */
+  closedAt?: number;
+  /** True when the connection closed before the fake finished its answer (client abort or reset). */
+  aborted: boolean;
+  scenario: Scenario;
+}
+
+export interface FakeUpstream {
+  /** `http://127.0.0.1:<port>`; use `${url}/v1` as an OpenAI baseUrl and `url` as an Anthropic one. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Queue one-shot scenarios for the next requests (after header/model selection). */
+  script(...scenarios: Array<Scenario | string>): void;
+  /** The scenario used when nothing else selects one (initially `{ words: 20 }`). */
+  setScenario(s: Scenario | string | undefined): void;
+  /** Forget requests, queued scenarios and failTimes counters. */
+  reset(): void;
+  /** Resolves with `closedAt` of request `index` once its connection has closed. */
+  waitClosed(index: number, timeoutMs?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface FakeUpstreamOptions {
+  port?: number;
+  host?: string;
+  scenario?: Scenario | string;
+}
+
+export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const queue: Scenario[] = [];
+  const failures = new Map<string, number>();
+  let fallback: Scenario = toScenario(opts.scenario) ?? { words: 20 };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((e) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `fake-upstream: ${(e as Error).message}`, type: 'fake_error' } }));
+      } else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const body = parseJson(raw);
+    const scenario = pickScenario(req, body);
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET', path: pathname, headers: req.headers, body,
+      receivedAt: Date.now(), aborted: false, scenario,
+    };
+    requests.push(record);
+    res.on('close', () => {
+      record.closedAt = Date.now();
+      record.aborted = !res.writableFinished;
+    });
+    const protocol = protocolForPath(pathname);
+    if (req.method !== 'POST' || !protocol) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
+    await answer(res, protocol, isObject(body) ? body : {}, scenario);
+  }
+
+  function pickScenario(req: IncomingMessage, body: unknown): Scenario {
+    const header = req.headers['x-fake-scenario'];
+    if (typeof header === 'string' && header) return parseScenario(header);
+    const model = isObject(body) && typeof body.model === 'string' ? body.model : '';
+    if (isScenarioString(model)) return parseScenario(model);
+    return queue.shift() ?? fallback;
+  }
+
+  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario): Promise<void> {
+    if (s.hangBeforeHeaders) return; // never answer; the client's timeout or abort ends it
+    if (shouldFail(s)) {
+      const status = s.status ?? 500;
+      const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
+      return sendJson(res, status, errorBody(protocol, status), retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+    }
+    let events: string[];
+    if (s.transcript) {
+      const replay = loadTranscript(s.transcript, protocol);
+      if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body);
+      events = replay.events;
+    } else {
+      const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
+      const gen = { protocol, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false };
+      if (body.stream !== true) return sendJson(res, 200, generateJson(gen));
+      events = generateEvents(gen);
+    }
+    if (s.malformed) events = [events[0], malformedEvent(protocol), ...events.slice(1)];
+    await streamEvents(res, events, s);
+  }
+
+  function shouldFail(s: Scenario): boolean {
+    if (s.failTimes === undefined) return s.status !== undefined && s.status >= 300;
+    const key = JSON.stringify(s);
+    const n = failures.get(key) ?? 0;
+    failures.set(key, n + 1);
+    return n < s.failTimes;
+  }
+
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    port,
+    requests,
+    script: (...s) => queue.push(...s.map((x) => toScenario(x)!)),
+    setScenario: (s) => {
+      fallback = toScenario(s) ?? { words: 20 };
+    },
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+      failures.clear();
+    },
+    waitClosed: (index, timeoutMs = 5_000) => waitClosed(requests, index, timeoutMs),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function streamEvents(res: ServerResponse, events: string[], s: Scenario): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.flushHeaders();
+  for (let i = 0; i < events.length; i++) {
+    if (s.hangAfterEvents !== undefined && i >= s.hangAfterEvents) return; // silent, open, until the client leaves
+    if (s.endAfterEvents !== undefined && i >= s.endAfterEvents) break;
+    if (s.resetAfterEvents !== undefined && i >= s.resetAfterEvents) {
+      res.socket?.destroy();
+      return;
+    }
+    if (s.chunkDelayMs) await delay(s.chunkDelayMs);
+    if (res.destroyed) return;
+    await new Promise<void>((resolve) => res.write(events[i], () => resolve()));
+  }
+  if (s.resetAfterEvents !== undefined && events.length <= s.resetAfterEvents) {
+    res.socket?.destroy();
+    return;
+  }
+  res.end();
+}
+
+function waitClosed(requests: RecordedRequest[], index: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      const at = requests[index]?.closedAt;
+      if (at !== undefined) return resolve(at);
+      if (Date.now() > deadline) return reject(new Error(`fake-upstream: request ${index} still open after ${timeoutMs} ms`));
+      setTimeout(tick, 2);
+    };
+    tick();
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendRaw(res, status, 'application/json', JSON.stringify(body), headers);
+}
+
+function sendRaw(res: ServerResponse, status: number, type: string, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toScenario(s: Scenario | string | undefined): Scenario | undefined {
+  return typeof s === 'string' ? parseScenario(s) : s;
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WireProtocol } from './protocols.js';
+
+/** Where recorded transcripts live: `FAKE_UPSTREAM_TRANSCRIPTS`, else ../shared/reference/transcripts beside the repo. */
+export function transcriptsDir(): string {
+  if (process.env.FAKE_UPSTREAM_TRANSCRIPTS) return process.env.FAKE_UPSTREAM_TRANSCRIPTS;
+  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  return path.resolve(repo, '../shared/reference/transcripts');
+}
+
+export type Replay =
+  | { kind: 'sse'; events: string[] }
+  | { kind: 'json'; status: number; body: string };
+
+const cache = new Map<string, Replay>();
+
+/**
+ * Load a transcript as a list of SSE event texts (each ending in a blank line) or a JSON body.
+ * `.jsonl` lines become `data:` events; Anthropic and Responses ones get `event: <type>`, chat
+ * ones end with `data: [DONE]`. `error-<status>-*.json` files are served with that status.
+ */
+export function loadTranscript(name: string, fallback: WireProtocol): Replay {
+  const file = resolveFile(name);
+  const hit = cache.get(file);
+  if (hit) return hit;
+  const text = readFileSync(file, 'utf8');
+  const protocol = protocolOf(file) ?? fallback;
+  let replay: Replay;
+  if (file.endsWith('.sse')) {
+    replay = { kind: 'sse', events: splitSse(text) };
+  } else if (file.endsWith('.jsonl')) {
+    replay = { kind: 'sse', events: jsonlToSse(text, protocol) };
+  } else {
+    const m = /error-(\d{3})-/.exec(path.basename(file));
+    replay = { kind: 'json', status: m ? Number(m[1]) : 200, body: text };
+  }
+  cache.set(file, replay);
+  return replay;
+}
+
+function resolveFile(name: string): string {
+  const base = path.isAbsolute(name) ? name : path.join(transcriptsDir(), name);
+  for (const candidate of [base, `${base}.sse`, `${base}.jsonl`, `${base}.json`]) {
+    if (existsSync(candidate) && !candidate.endsWith('/')) return candidate;
+  }
+  throw new Error(`fake-upstream: no transcript '${name}' under ${transcriptsDir()}`);
+}
+
+function protocolOf(file: string): WireProtocol | undefined {
+  if (file.includes('anthropic-messages')) return 'anthropic-messages';
+  if (file.includes('openai-chat')) return 'openai-chat';
+  if (file.includes('openai-responses')) return 'openai-responses';
+  return undefined;
+}
+
+/** Split raw SSE text into events, keeping each event's bytes as recorded. */
+function splitSse(text: string): string[] {
+  return text
+    .replace(/\r\n/g, '\n')
+    .split(/\n\n+/)
+    .filter((e) => e.trim() !== '')
+    .map((e) => `${e}\n\n`);
+}
+
+function jsonlToSse(text: string, protocol: WireProtocol): string[] {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const events = lines.map((line) => {
+    if (protocol === 'openai-chat') return `data: ${line}\n\n`;
+    const type = (JSON.parse(line) as { type?: string }).type ?? 'message';
+    return `event: ${type}\ndata: ${line}\n\n`;
+  });
+  if (protocol === 'openai-chat') events.push('data: [DONE]\n\n');
+  return events;
+}

@@ -1,0 +1,123 @@
+/**
+ * Rewrites TypeSpec's OpenAPI 3.1 output into a form that openapi-backend 5.21
+ * (draft-07 AJV, strict document check) and openapi-typescript both accept.
+ * See shared/notes/stack-notes.md §2 (P3, P4, P5, P23).
+ *
+ *   node --import tsx tools/normalize-openapi.ts <in.yaml> <out.yaml> [--types-input <path>]
+ *
+ * `--types-input` also writes a copy that keeps `discriminator.mapping`, for
+ * openapi-typescript only: without a mapping,
+ * openapi-typescript replaces each variant's tag with the schema *name*
+ * (`role: "ChatAssistantMessage"`), so types are generated from a copy that keeps it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parse, stringify } from 'yaml';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `unevaluatedProperties` is rejected by openapi-backend's 3.1 check and drops TS index signatures. */
+function rewriteUnevaluated(node: JsonObject): void {
+  if (!('unevaluatedProperties' in node)) return;
+  if (COMPOSITION.some((k) => k in node) || 'additionalProperties' in node) {
+    // additionalProperties does not see through composition; a silent rewrite would change meaning.
+    throw new Error('normalize-openapi: unevaluatedProperties next to composition/additionalProperties is unsupported');
+  }
+  node.additionalProperties = node.unevaluatedProperties;
+  delete node.unevaluatedProperties;
+}
+
+/** 3.0-style `nullable` (AJV: "nullable cannot be used without type") and 3.1 `type: [x, "null"]`. */
+function rewriteNullable(node: JsonObject): void {
+  if (node.nullable === true) {
+    delete node.nullable;
+    if (Array.isArray(node.anyOf)) {
+      node.anyOf.push({ enum: [null] });
+    } else {
+      const inner: JsonObject = { ...node };
+      for (const key of Object.keys(node)) delete node[key];
+      node.anyOf = [inner, { enum: [null] }];
+    }
+  } else if ('nullable' in node) {
+    delete node.nullable;
+  }
+  if (Array.isArray(node.type)) {
+    const types = node.type.filter((t): t is string => typeof t === 'string');
+    const nonNull = types.filter((t) => t !== 'null');
+    if (nonNull.length === types.length && nonNull.length === 1) {
+      node.type = nonNull[0];
+      return;
+    }
+    const inner: JsonObject = { ...node, type: nonNull.length === 1 ? nonNull[0] : nonNull };
+    for (const key of Object.keys(node)) delete node[key];
+    node.anyOf = nonNull.length === types.length ? [inner] : [inner, { enum: [null] }];
+  }
+}
+
+/** AJV's `discriminator: true` refuses `mapping`; it derives the mapping from each branch's tag enum. */
+function rewriteDiscriminator(node: JsonObject): void {
+  if (isObject(node.discriminator)) delete node.discriminator.mapping;
+}
+
+export interface NormalizeOptions {
+  /** Keep `discriminator.mapping` (for openapi-typescript; openapi-backend needs it gone). */
+  keepMapping?: boolean;
+}
+
+/**
+ * openapi-backend splits any `explode: false` query value on commas, turning `limit=10`
+ * into `["10"]` ("must be integer"). For scalars `explode` means nothing, so drop it.
+ */
+function rewriteScalarExplode(node: JsonObject): void {
+  if (typeof node.in !== 'string' || !('explode' in node) || !isObject(node.schema)) return;
+  if (node.schema.type !== 'array') delete node.explode;
+}
+
+function walk(node: Json, options: NormalizeOptions): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, options);
+    return;
+  }
+  if (!isObject(node)) return;
+  rewriteUnevaluated(node);
+  rewriteNullable(node);
+  rewriteScalarExplode(node);
+  if (!options.keepMapping) rewriteDiscriminator(node);
+  for (const value of Object.values(node)) walk(value, options);
+}
+
+/** Returns a normalized deep copy; the input is not modified. */
+export function normalizeOpenApi<T>(document: T, options: NormalizeOptions = {}): T {
+  const copy = structuredClone(document) as Json;
+  walk(copy, options);
+  return copy as T;
+}
+
+/** Stable YAML text: no line folding, so the output only changes when the spec does. */
+export function renderYaml(document: unknown): string {
+  return stringify(document, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+function main(argv: string[]): void {
+  const flag = argv.indexOf('--types-input');
+  const typesInput = flag >= 0 ? argv[flag + 1] : undefined;
+  const [input, output] = flag >= 0 ? argv.filter((_, i) => i !== flag && i !== flag + 1) : argv;
+  if (!input || !output || (flag >= 0 && !typesInput)) {
+    process.stderr.write('usage: normalize-openapi <in.yaml> <out.yaml> [--types-input <path>]\n');
+    process.exit(2);
+  }
+  const document = parse(readFileSync(input, 'utf8')) as unknown;
+  writeFileSync(output, renderYaml(normalizeOpenApi(document)));
+  if (typesInput) writeFileSync(typesInput, renderYaml(normalizeOpenApi(document, { keepMapping: true })));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2));
+}
