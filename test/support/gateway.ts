@@ -1,0 +1,72 @@
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/start-gateway.js';
+import type { Ledger } from '../../src/ledger/index.js';
+import { defaultCatalog } from '../../src/config/default-catalog.js';
+import { dbTargets, type DbTarget, type OpenedTarget } from '../ledger/db-targets.js';
+
+export const ADMIN_KEY = 'sk-admin-test';
+
+/** A running gateway on a fresh database, with one funded account and its key. */
+export interface TestGateway {
+  url: string;
+  gateway: Gateway;
+  ledger: Ledger;
+  db: OpenedTarget;
+  accountId: string;
+  key: string;
+  adminKey: string;
+  /** Another funded account with its own key. */
+  newAccount(balance?: bigint, name?: string): Promise<{ accountId: string; key: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions extends Omit<GatewayOptions, 'ledger' | 'port' | 'adminKey'> {
+  /** Starting balance of the default account (nanodollars); $100 by default. */
+  balance?: bigint;
+  /** Which database (PGlite when absent). */
+  target?: DbTarget;
+  /**
+   * Output tokens per second for every built-in local model (0 = no pacing, the default here so
+   * suites stay fast; tests of disconnects and pacing set a rate).
+   */
+  localRate?: number;
+}
+
+/** The built-in catalog with every local model paced at `rate` tokens per second. */
+export function localCatalog(rate: number) {
+  const catalog = defaultCatalog();
+  for (const m of catalog.models.values()) m.tokensPerSecond = rate;
+  return catalog;
+}
+
+/**
+ * Starts the real HTTP server on a free port. PGlite costs seconds and hundreds of MB per
+ * instance, so a test file starts one gateway in beforeAll and shares it.
+ */
+export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
+  const db = await (opts.target ?? dbTargets[0]).open();
+  const catalog = opts.catalog ?? (opts.configPath ? undefined : localCatalog(opts.localRate ?? 0));
+  const gateway = await startGateway({ logLevel: 'silent', ...opts, catalog, port: 0, ledger: db.ledger, adminKey: ADMIN_KEY });
+  const newAccount = async (balance = 100_000_000_000n, name = 'test') => {
+    const account = await db.ledger.createAccount(name, balance);
+    const { key } = await db.ledger.createKey(account.id, name);
+    return { accountId: account.id, key };
+  };
+  const first = await newAccount(opts.balance);
+  return {
+    url: gateway.url,
+    gateway,
+    ledger: db.ledger,
+    db,
+    accountId: first.accountId,
+    key: first.key,
+    adminKey: ADMIN_KEY,
+    newAccount,
+    async close() {
+      await gateway.close();
+      await db.cleanup();
+    },
+  };
+}
+
+/** Every database target this run covers (PGlite, plus PostgreSQL when configured). */
+export { dbTargets };
