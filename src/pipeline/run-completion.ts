@@ -35,11 +35,9 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       { param: 'messages', code: 'context_length_exceeded' },
     );
   }
-  const amount = holdAmount(
-    inputTokens,
-    Math.max(...candidates.map((c) => c.maxTokens)),
-    candidates.map((c) => c.price),
-  );
+  // A hold is never zero (the ledger's CHECK), even for free models: one nanodollar.
+  const worstCase = holdAmount(inputTokens, Math.max(...candidates.map((c) => c.maxTokens)), candidates.map((c) => c.price));
+  const amount = worstCase > 0n ? worstCase : 1n;
   await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, amount, ttlMs: deps.holdTtlMs });
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
   return { events: runAttempts(deps, ctx, req, candidates, summary), summary };
