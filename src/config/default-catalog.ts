@@ -1,4 +1,4 @@
-import { defaultLocalCatalog } from '../providers/local/catalog.js';
+import { defaultLocalCatalog } from './local-models.js';
 import type { ProviderConfig } from '../providers/types.js';
 import type { Catalog, ModelEntry } from '../routing/catalog.js';
 

@@ -12,5 +12,4 @@ export const localProvider: Provider = {
   stream: (call) => generate(call),
 };
 
-export { defaultLocalCatalog, type LocalModelDefinition } from './catalog.js';
 export { REFUSAL_TRIGGER } from './read-conversation.js';

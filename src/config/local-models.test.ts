@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultLocalCatalog } from './catalog.js';
+import { defaultLocalCatalog } from './local-models.js';
 
 describe('defaultLocalCatalog', () => {
   const models = defaultLocalCatalog();

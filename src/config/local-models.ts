@@ -3,7 +3,7 @@
  * type 'local'). Prices are nanodollars per token ($3 per million = 3000n), shaped like
  * Claude's tiers so billing tests see realistic numbers.
  */
-import type { ModelEntry, Price } from '../../routing/catalog.js';
+import type { ModelEntry, Price } from '../routing/catalog.js';
 
 export type LocalModelDefinition = Omit<ModelEntry, 'provider'>;
 
