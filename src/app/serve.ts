@@ -16,6 +16,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     port: Number(process.env.PORT ?? 8080),
     configPath: process.env.SWITCHYARD_CONFIG || undefined,
     databaseUrl: process.env.DATABASE_URL || undefined,
+    dbSchema: process.env.SWITCHYARD_DB_SCHEMA || undefined,
     dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,

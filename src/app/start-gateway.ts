@@ -18,6 +18,8 @@ export interface GatewayOptions {
   configPath?: string;
   catalog?: Catalog;
   databaseUrl?: string;
+  /** PostgreSQL only: run in this schema (created if missing), e.g. a dedicated benchmark schema. */
+  dbSchema?: string;
   dataDir?: string;
   /** An already open ledger (tests share one PGlite per file). */
   ledger?: Ledger;
@@ -42,7 +44,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const log = pino({ level: opts.logLevel ?? process.env.LOG_LEVEL ?? 'info' });
   const catalog = opts.catalog ?? (opts.configPath ? loadConfigFile(opts.configPath) : defaultCatalog());
   const ownsLedger = !opts.ledger;
-  const ledger = opts.ledger ?? (await openLedger({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, log }));
+  const ledger = opts.ledger ?? (await openLedger({ databaseUrl: opts.databaseUrl, schema: opts.dbSchema, dataDir: opts.dataDir, log }));
   const holdTtlMs = opts.holdTtlMs ?? 15 * 60_000;
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
