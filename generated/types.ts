@@ -317,14 +317,10 @@ export interface components {
             amount: number;
             reason: string;
         };
-        /** @description Result of adding credits. */
+        /** @description Result of adding credits: the journal entry written and the account after it. */
         AddCreditsResult: {
             entry: components["schemas"]["LedgerEntry"];
-            /** Format: int64 */
-            balance: number;
-            /** Format: int64 */
-            available: number;
-            unit: components["schemas"]["MoneyUnit"];
+            account: components["schemas"]["Account"];
         };
         /** @description Anthropic-shaped error detail. */
         AnthropicError: {
@@ -1043,9 +1039,13 @@ export interface components {
             type: "input_json_delta";
             partial_json: string;
         };
-        /** @description One line of the append-only journal. */
+        /** @description One line of the append-only journal. Money is in nanodollars (see `MoneyUnit`). */
         LedgerEntry: {
-            id: string;
+            /**
+             * Format: int64
+             * @description Increasing with time within the journal.
+             */
+            id: number;
             account_id: string;
             kind: components["schemas"]["LedgerEntryKind"];
             /**
@@ -1053,10 +1053,16 @@ export interface components {
              * @description Signed nanodollars.
              */
             amount: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The balance right after this entry; the entries chain exactly.
+             */
             balance_after: number;
             request_id: string | null;
+            /** @description The model that ran the attempt (captures only). */
             model: string | null;
+            /** @description Priced cost of the attempt (captures only); more than `-amount` when the hold capped the charge. */
+            cost: number | null;
             input_tokens: number | null;
             output_tokens: number | null;
             cache_read_tokens: number | null;
@@ -1065,8 +1071,8 @@ export interface components {
             reason: string | null;
             created_at: string;
         };
-        /** @description Kind of ledger entry. Open: new kinds may appear. */
-        LedgerEntryKind: string | ("credit" | "hold" | "capture" | "release");
+        /** @description Kind of ledger entry: `credit` (top-up or correction, with a reason) or `capture` (what a request was charged, one line per attempt). Holds are not journaled: they change `held`, never the balance. Open: new kinds may appear. */
+        LedgerEntryKind: string | ("credit" | "capture");
         LedgerPage: {
             data: components["schemas"]["LedgerEntry"][];
         };
@@ -1159,10 +1165,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description One user or assistant turn. */
+        /** @description One user or assistant turn. A `system` turn is accepted too (real clients send one): the gateway moves its text to the system prompt, in order. */
         MessageParam: {
             /** @enum {string} */
-            role: "user" | "assistant";
+            role: "user" | "assistant" | "system";
             content: string | components["schemas"]["MessageContentBlockParam"][];
         } & {
             [key: string]: unknown;
@@ -2119,9 +2125,10 @@ export interface components {
             reasoning_tokens: number;
             /**
              * Format: int64
-             * @description Nanodollars billed.
+             * @description Nanodollars billed (the sum of the attempts' captures).
              */
             cost: number;
+            unit: components["schemas"]["MoneyUnit"];
             /** Format: int64 */
             latency_ms: number;
             status: string;
@@ -3597,7 +3604,10 @@ export interface operations {
     };
     createMessage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sent by the Anthropic SDKs' beta calls (`?beta=true`); accepted and ignored. */
+                beta?: string;
+            };
             header?: {
                 /** @description API key. */
                 "x-api-key"?: string;
@@ -3759,7 +3769,10 @@ export interface operations {
     };
     countMessageTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sent by the Anthropic SDKs' beta calls (`?beta=true`); accepted and ignored. */
+                beta?: string;
+            };
             header?: {
                 /** @description API key. */
                 "x-api-key"?: string;
@@ -3946,7 +3959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -3955,7 +3968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -3964,7 +3977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -3973,7 +3986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -3982,7 +3995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -3991,7 +4004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4000,7 +4013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4009,7 +4022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4018,7 +4031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4027,7 +4040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4036,7 +4049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4045,7 +4058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4054,7 +4067,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            529: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
                 };
             };
         };
@@ -4089,7 +4111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4098,7 +4120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4107,7 +4129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4116,7 +4138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4125,7 +4147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4134,7 +4156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4143,7 +4165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4152,7 +4174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4161,7 +4183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4170,7 +4192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4179,7 +4201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4188,7 +4210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4197,7 +4219,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            529: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
                 };
             };
         };

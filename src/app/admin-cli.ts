@@ -6,6 +6,7 @@ type Flags = { balance?: string; name?: string; account?: string; reason?: strin
 export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
   const ledger = await openLedger({
     databaseUrl: process.env.DATABASE_URL || undefined,
+    schema: process.env.SWITCHYARD_DB_SCHEMA || undefined,
     dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
   });
   try {

@@ -20,6 +20,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
+    reaperIntervalMs: process.env.SWITCHYARD_REAPER_INTERVAL_MS ? Number(process.env.SWITCHYARD_REAPER_INTERVAL_MS) : undefined,
   });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -27,7 +27,7 @@ export const configSchema = {
         additionalProperties: false,
         required: ['type'],
         properties: {
-          type: { enum: ['openai', 'anthropic', 'local'] },
+          type: { enum: ['openai', 'anthropic', 'local', 'openai-responses'] },
           base_url: { type: 'string', pattern: '^https?://' },
           api_key_env: { type: 'string', minLength: 1 },
           headers: { type: 'object', additionalProperties: { type: 'string' } },

@@ -14,6 +14,7 @@ export class ConfigError extends Error {
 const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
 const DEFAULT_BASE_URL: Record<string, string> = {
   openai: 'https://api.openai.com/v1',
+  'openai-responses': 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com',
   local: 'local://',
 };
@@ -90,7 +91,14 @@ function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: strin
 }
 
 function buildPrice(p: Raw | undefined, where: string): Price {
-  const get = (k: string) => (p?.[k] === undefined ? 0n : usdPerMillionToNanosPerToken(p[k], `${where}: price.${k}`));
+  const get = (k: string) => {
+    if (p?.[k] === undefined) return 0n;
+    try {
+      return usdPerMillionToNanosPerToken(p[k], `${where}: price.${k}`);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  };
   return { input: get('input'), output: get('output'), cacheRead: get('cache_read'), cacheWrite: get('cache_write') };
 }
 

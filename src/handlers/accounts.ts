@@ -33,8 +33,17 @@ export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<H
   };
 }
 
+/**
+ * Amounts travel as JSON numbers, exact only up to 2^53: a bigger one is already rounded when it
+ * arrives, and a balance beyond it could never be shown again (toJsonNumber throws).
+ */
+function exactAmount(v: unknown, param: string): bigint {
+  if (!Number.isSafeInteger(v)) throw new GatewayError('invalid_request', `${param} must be an integer of at most ${Number.MAX_SAFE_INTEGER} in magnitude`, { param });
+  return BigInt(v as number);
+}
+
 export async function createAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const a = await ledger.createAccount(input.body.name, BigInt(input.body.balance ?? 0));
+  const a = await ledger.createAccount(input.body.name, exactAmount(input.body.balance ?? 0, 'balance'));
   return { kind: 'json', status: 201, body: accountBody(a) };
 }
 
@@ -43,8 +52,12 @@ export async function getAccount(ledger: Ledger, input: HandlerInput): Promise<H
 }
 
 export async function addCredits(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  await mustGetAccount(ledger, input.params.account_id);
-  const entry = await ledger.credit(input.params.account_id, BigInt(input.body.amount), input.body.reason);
+  const before = await mustGetAccount(ledger, input.params.account_id);
+  const amount = exactAmount(input.body.amount, 'amount');
+  if (before.balance + amount > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new GatewayError('invalid_request', `the balance would exceed ${Number.MAX_SAFE_INTEGER} nanodollars`, { param: 'amount' });
+  }
+  const entry = await ledger.credit(input.params.account_id, amount, input.body.reason);
   const account = await mustGetAccount(ledger, input.params.account_id);
   return { kind: 'json', status: 200, body: { entry: journalBody(entry), account: accountBody(account) } };
 }

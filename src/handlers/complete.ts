@@ -26,6 +26,8 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   // Pull the first event before answering, so a failure of the first attempt (or of every
   // candidate) is still an HTTP error with the right status, not a 200 stream.
   const first = await run.events.next();
+  // Known once the first attempt answered (encoders that report it read it from meta).
+  meta.servedVariant = run.summary.servedVariant;
   return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary) };
 }
 
@@ -79,5 +81,7 @@ function hopHeaders(summary: RunSummary): Record<string, string> {
   }
   if (summary.servedModel) headers['x-switchyard-model'] = summary.servedModel;
   if (summary.servedVariant) headers['x-switchyard-variant'] = summary.servedVariant;
+  // Warnings quote request text (item ids, tool names): percent-encode what a header cannot carry.
+  if (summary.warnings?.length) headers['x-switchyard-warnings'] = summary.warnings.join('; ').replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c));
   return headers;
 }

@@ -25,6 +25,20 @@ interface State {
 }
 
 const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
+/** JSON.parse accepts any depth, but JSON.stringify (the upstream request) overflows the stack near 10k. */
+const MAX_JSON_DEPTH = 512;
+
+/** Iterative, so the check itself cannot overflow. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /**
  * The Koa app: request ids, error rendering in the caller's protocol (in one place), body
@@ -90,12 +104,15 @@ async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: s
   if (ctx.method === 'POST' && ctx.request.length !== 0 && !ctx.is('application/json')) {
     throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
   }
-  for (const name of ['anthropic-version', 'vendor-version']) {
+  // Checked early (before auth) on the Anthropic routes only; elsewhere an operation that declares
+  // the header has it validated by the document, and one that does not (HEAD /) ignores it.
+  for (const name of spec.protocol.name === 'anthropic-messages' ? ['anthropic-version', 'vendor-version'] : []) {
     const v = headers[name];
     if (v !== undefined && !VERSION_HEADER.test(v)) throw new GatewayError('invalid_request', `${name}: must be a date like 2023-06-01`, { param: name });
   }
   const auth = await authenticate(spec.auth, headers, opts);
   const body = (ctx.request as any).body;
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new GatewayError('invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const params = (ctx as any).params ?? {};
   opts.api.validate(operationId, { body: ctx.method === 'POST' ? body : undefined, params, query: ctx.query, headers });
   const abort = new AbortController();

@@ -28,7 +28,7 @@ export interface ValidationInput {
  */
 export class ApiDocument {
   readonly routes: OperationRoute[];
-  private validators = new Map<string, ValidateFunction[]>();
+  private validators = new Map<string, Array<ValidateFunction | undefined>>();
 
   private constructor(
     readonly definition: Record<string, any>,
@@ -41,7 +41,11 @@ export class ApiDocument {
         if (op?.operationId) this.routes.push({ operationId: op.operationId, method, path: path.replace(/\{([^}]+)\}/g, ':$1') });
       }
     }
-    for (const r of this.routes) this.validators.set(r.operationId, backend.validator.getRequestValidatorsForOperation(r.operationId) ?? []);
+    for (const r of this.routes) {
+      const validators = backend.validator.getRequestValidatorsForOperation(r.operationId) ?? [];
+      // openapi-backend leaves the body validator out (not undefined) when there is no requestBody.
+      this.validators.set(r.operationId, backend.getOperation(r.operationId)?.requestBody ? validators : [undefined, ...validators]);
+    }
   }
 
   static async load(path = DOCUMENT_PATH): Promise<ApiDocument> {

@@ -7,11 +7,18 @@ export function formatFrame(frame: SseFrame): string {
   return frame.event ? `event: ${frame.event}\ndata: ${frame.data}\n\n` : `data: ${frame.data}\n\n`;
 }
 
-export async function writeFrames(res: ServerResponse, frames: AsyncIterable<SseFrame>, signal: AbortSignal): Promise<void> {
+/**
+ * Writes frames until they end. Once the client is gone (`signal` aborted or the response
+ * destroyed) frames are still pulled, and dropped, until the generator ends by itself: the
+ * pipeline sees the same signal, stops generating at its next step and settles what was
+ * produced. Returning the generator early instead would end the run at an arbitrary `yield`,
+ * where the attempt in flight has not been metered into a charge yet (it would go unbilled).
+ */
+export async function writeFrames(res: Pick<ServerResponse, 'write' | 'destroyed' | 'once'>, frames: AsyncIterable<SseFrame>, signal: AbortSignal): Promise<void> {
   for await (const frame of frames) {
-    if (signal.aborted || res.destroyed) return;
+    if (signal.aborted || res.destroyed) continue;
     if (!res.write(formatFrame(frame))) {
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      await Promise.race([once(res as ServerResponse, 'drain'), once(res as ServerResponse, 'close')]);
     }
   }
 }

@@ -32,7 +32,11 @@ export interface ImagePart {
  * provider kind and never invent one.
  */
 export interface ReasoningOrigin {
-  /** Provider kind: 'anthropic', 'openai-chat', 'openai-responses', 'local'. */
+  /**
+   * Who produced it: 'anthropic' (Anthropic upstream or a signed thinking block from a client),
+   * 'openai' (an OpenAI-compatible chat upstream: DeepSeek reasoning_content), 'openai-responses'
+   * (Responses reasoning items), 'local' (the built-in models). Absent: unbound plain text.
+   */
   provider: string;
   model?: string;
 }

@@ -56,9 +56,13 @@ async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
   return new Kysely<Database>({ dialect: new PGliteDialect(client) });
 }
 
-/** Bring the schema up to date. Kysely's Migrator holds an advisory lock, so concurrent starts are safe. */
-export async function migrate(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+/**
+ * Bring the schema up to date. Kysely's Migrator holds an advisory lock, so concurrent starts are safe.
+ * With a schema, the migration tables are looked up in it: unqualified, Kysely's existence check
+ * matches another schema's tables and then fails on "relation kysely_migration_lock does not exist".
+ */
+export async function migrate(db: Kysely<Database>, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

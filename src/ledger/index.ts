@@ -2,7 +2,8 @@
 export { openLedger, ledgerOptionsFromEnv, Ledger, DEFAULT_HOLD_TTL_MS } from './ledger.js';
 export type { LedgerOptions, LedgerLog } from './ledger.js';
 export type { SettleResult } from './settle.js';
-export { costOf, holdAmount } from './price.js';
+export { costOf, holdAmount, requestHold } from './price.js';
+export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
 export { MONEY_UNIT } from './types.js';
 export type {

@@ -50,11 +50,9 @@ export async function authenticate(
   rawKey: string,
 ): Promise<{ accountId: string; keyId: string } | undefined> {
   if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
-  const row = await db
-    .selectFrom('api_keys')
-    .select(['id', 'account_id'])
-    .where('hash', '=', hashKey(rawKey))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  // Runs on every request, so a fixed SQL text: the query builder's compile step costs more CPU than the query.
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    SELECT id, account_id FROM api_keys WHERE hash = ${hashKey(rawKey)} AND revoked_at IS NULL`.execute(db);
+  const row = rows[0];
   return row && { accountId: row.account_id, keyId: row.id };
 }

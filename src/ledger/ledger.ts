@@ -33,7 +33,7 @@ export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Ledg
 export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
   const db = await connect(opts);
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db, opts.databaseUrl ? opts.schema : undefined);
     if (applied.length > 0) opts.log?.info({ migrations: applied }, 'ledger migrated');
   } catch (e) {
     await db.destroy();

@@ -31,3 +31,22 @@ export function holdAmount(inputTokens: number, maxOutputTokens: number, prices:
   const inputPrice = max((p) => (p.cacheWrite > p.input ? p.cacheWrite : p.input));
   return tokens(inputTokens, 'inputTokens') * inputPrice + tokens(maxOutputTokens, 'maxOutputTokens') * max((p) => p.output);
 }
+
+/** What a hold needs of one fallback candidate (the routing Candidate satisfies it). */
+export interface HoldCandidate {
+  maxTokens: number;
+  price: Price;
+}
+
+/**
+ * The hold the pipeline places for a request, as a pure function so callers and tests can know
+ * it exactly. It covers the whole fallback chain: every attempt is billed (its input, and its
+ * output up to its ceiling when it refuses late), so the worst case is the sum of each
+ * candidate's holdAmount. Never zero (the holds table requires a positive amount, so even a
+ * free model holds 1 unit).
+ */
+export function requestHold(inputTokens: number, candidates: HoldCandidate[]): bigint {
+  if (candidates.length === 0) throw new RangeError('requestHold needs at least one candidate');
+  const worstCase = candidates.reduce((sum, c) => sum + holdAmount(inputTokens, c.maxTokens, [c.price]), 0n);
+  return worstCase > 0n ? worstCase : 1n;
+}

@@ -5,7 +5,7 @@ import { countTokens, decodeTokens, encodeText } from '../util/tokenizer.js';
 export class OutputMeter {
   /** Output tokens counted so far (exact at the ceiling, a close upper estimate below it). */
   counted = 0;
-  /** True once any block reached the client side of the pipeline. */
+  /** True once output reached the client side of the pipeline (a non-empty delta, a tool call, a redacted block). */
   emittedOutput = false;
   finish?: Finish;
   usage?: Usage;
@@ -27,9 +27,11 @@ export class OutputMeter {
         break;
       case 'reasoning-start':
         this.openBlock(ev.id, 'reasoning');
+        if (ev.redacted !== undefined) this.emittedOutput = true;
         break;
       case 'tool-start':
         this.openBlock(ev.id, 'tool');
+        this.emittedOutput = true;
         break;
       case 'text-end':
       case 'reasoning-end':
@@ -44,7 +46,11 @@ export class OutputMeter {
     this.open.set(id, kind);
     this.blockKind.set(id, kind);
     this.blockText.set(id, '');
-    this.emittedOutput = true;
+  }
+
+  /** Drops a block that was never shown (its start was held back and nothing followed). */
+  forget(id: string): void {
+    this.open.delete(id);
   }
 
   /**
@@ -71,6 +77,7 @@ export class OutputMeter {
 
   private accept(id: string, piece: string, n: number): { text: string; reached: boolean } {
     this.counted += n;
+    if (piece) this.emittedOutput = true;
     this.blockText.set(id, (this.blockText.get(id) ?? '') + piece);
     return { text: piece, reached: this.counted >= this.maxTokens };
   }
@@ -90,11 +97,6 @@ export class OutputMeter {
     }
     return { total, reasoning };
   }
-}
-
-/** Events that close every open block, for a stream the gateway cuts. */
-export function closeOpenBlocks(meter: OutputMeter): StreamEvent[] {
-  return meter.openBlocks().map(([id, kind]) => ({ type: `${kind}-end` as const, id }) as StreamEvent);
 }
 
 /**

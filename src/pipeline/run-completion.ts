@@ -2,15 +2,25 @@ import {
   addUsage,
   emptyUsage,
   GatewayError,
-  toGatewayError,
   type Attempt,
   type Request,
   type StreamEvent,
 } from '../ir/index.js';
-import { costOf, holdAmount, type Charge } from '../ledger/index.js';
-import { nextStep, planRoute, refusalReason, resolveReasoning, type AttemptOutcome, type Candidate } from '../routing/index.js';
+import { costOf, requestHold, type Charge } from '../ledger/index.js';
+import {
+  ANTHROPIC_MIN_BUDGET,
+  nextStep,
+  planRoute,
+  refusalReason,
+  resolveReasoning,
+  type AttemptOutcome,
+  type Candidate,
+} from '../routing/index.js';
+import type { ProviderCall } from '../providers/types.js';
 import { countRequestTokens } from '../util/tokenizer.js';
-import { billableUsage, closeOpenBlocks, OutputMeter } from './meter-output.js';
+import { droppedFeatures } from './dropped-features.js';
+import { billableUsage } from './meter-output.js';
+import { closeOpenBlocks, runAttempt, type AttemptResult } from './run-attempt.js';
 import type { CallContext, PipelineDeps, RunSummary } from './types.js';
 
 export interface Run {
@@ -35,15 +45,20 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       { param: 'messages', code: 'context_length_exceeded' },
     );
   }
-  // A hold is never zero (the ledger's CHECK), even for free models: one nanodollar.
-  const worstCase = holdAmount(inputTokens, Math.max(...candidates.map((c) => c.maxTokens)), candidates.map((c) => c.price));
-  const amount = worstCase > 0n ? worstCase : 1n;
+  const amount = requestHold(inputTokens, candidates);
   await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, amount, ttlMs: deps.holdTtlMs });
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
   return { events: runAttempts(deps, ctx, req, candidates, summary), summary };
 }
 
-
+/**
+ * Tries the candidates in order. Streaming, events go out as they come: a refusal before any
+ * output is invisible apart from the `fallback` event placed right after `start`; after output
+ * the refused blocks are closed, `fallback` follows and the next model continues in the same
+ * stream (one `start` only). Not streaming, each attempt is buffered and a refused attempt's
+ * output is dropped (the client never saw it; it is still billed), so the response holds the
+ * replier's `start` and content plus the `fallback` records.
+ */
 async function* runAttempts(
   deps: PipelineDeps,
   ctx: CallContext,
@@ -53,82 +68,58 @@ async function* runAttempts(
 ): AsyncGenerator<StreamEvent> {
   const started = deps.now();
   const charges: Charge[] = [];
-  const pendingFallbacks: StreamEvent[] = [];
+  const fallbacks: StreamEvent[] = [];
   let startSent = false;
   try {
     for (let i = 0; i < candidates.length; i++) {
       const cand = candidates[i];
-      const meter = new OutputMeter(cand.maxTokens);
-      const attemptAbort = new AbortController();
-      const call = {
-        request: { ...req, maxTokens: cand.maxTokens, reasoning: resolveReasoning(req.reasoning, cand.maxTokens, cand.model.capabilities.reasoning) },
-        target: cand.target,
-        requestId: ctx.requestId,
-        signal: AbortSignal.any([ctx.signal, attemptAbort.signal]),
-      };
-      let start: StreamEvent = { type: 'start', id: ctx.requestId, model: cand.model.id };
-      let outcome: AttemptOutcome;
-      try {
-        const provider = deps.providers[cand.target.provider.type];
-        if (!provider) throw new GatewayError('api_error', `no provider adapter for type ${cand.target.provider.type}`);
-        for await (const raw of provider.stream(call)) {
-          if (raw.type === 'start') {
-            start = { type: 'start', id: raw.id, model: cand.model.id, ...(raw.usage ? { usage: raw.usage } : {}) };
-            continue;
-          }
-          if (raw.type === 'finish') {
-            meter.finish = raw.finish;
-            meter.usage = raw.usage;
-            break;
-          }
-          const ev = withAttemptId(raw, i);
-          if (!startSent) {
-            startSent = true;
-            summary.servedModel = cand.model.id;
-            summary.servedVariant = cand.variant;
-            yield start;
-            yield* pendingFallbacks.splice(0);
-          }
-          const cut = yield* admitUnderCeiling(meter, ev);
-          if (cut) {
-            attemptAbort.abort();
-            meter.finish = { unified: 'length', raw: 'gateway_max_tokens' };
-            break;
-          }
+      const stop = new AbortController();
+      const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, i, ctx.signal, stop);
+      const buffered: StreamEvent[] = [];
+      let step = await attempt.next();
+      for (; !step.done; step = await attempt.next()) {
+        const ev = step.value;
+        if (!req.stream) buffered.push(ev);
+        else if (ev.type !== 'start') yield ev;
+        else if (!startSent) {
+          // The first output of the run: its model is the one replying now.
+          startSent = true;
+          summary.servedModel = cand.model.id;
+          summary.servedVariant = cand.variant;
+          yield ev;
+          yield* fallbacks.splice(0);
         }
-        outcome = meter.finish
-          ? { kind: 'finished', finish: meter.finish }
-          : { kind: 'failed', error: new GatewayError('bad_gateway', 'the upstream stream ended without a finish'), emittedOutput: meter.emittedOutput };
-      } catch (e) {
-        outcome = ctx.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: toGatewayError(e), emittedOutput: meter.emittedOutput };
       }
+      const result: AttemptResult = step.value;
+      const { outcome, meter } = result;
       const usage = outcome.kind === 'failed' && !meter.emittedOutput && !meter.usage ? emptyUsage() : billableUsage(meter, summary.inputTokens);
       if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0) {
         charges.push({ model: cand.model.id, usage, cost: costOf(usage, cand.price) });
       }
-      const step = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
-      summary.attempts.push(attemptRecord(cand, outcome, step));
+      const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
+      summary.attempts.push(attemptRecord(cand, outcome));
       summary.servedModel = cand.model.id;
       summary.servedVariant = cand.variant;
       if (outcome.kind === 'cancelled') {
         summary.status = 'cancelled';
         return;
       }
-      if (step === 'next') {
+      if (next === 'next') {
         const fallback: StreamEvent = { type: 'fallback', from: cand.model.id, to: candidates[i + 1].model.id, reason: refusalReason(outcome) };
         if (startSent) {
           yield* closeOpenBlocks(meter);
           yield fallback;
-        } else pendingFallbacks.push(fallback);
+        } else fallbacks.push(fallback);
         continue;
       }
-      if (step === 'fail' && outcome.kind === 'failed') throw outcome.error;
+      if (next === 'fail' && outcome.kind === 'failed') throw outcome.error;
       if (outcome.kind !== 'finished') throw new GatewayError('api_error', 'the run ended without an answer');
       if (!startSent) {
         startSent = true;
-        yield start;
-        yield* pendingFallbacks.splice(0);
+        yield buffered[0]?.type === 'start' ? buffered.shift()! : result.start;
+        yield* fallbacks.splice(0);
       }
+      yield* buffered;
       yield* closeOpenBlocks(meter);
       summary.status = outcome.finish.unified === 'refusal' ? 'refused' : 'ok';
       yield { type: 'finish', finish: outcome.finish, usage: charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage()) };
@@ -143,31 +134,38 @@ async function* runAttempts(
   }
 }
 
-/** Passes one event through the ceiling. Returns true when the gateway cut the attempt. */
-async function* admitUnderCeiling(meter: OutputMeter, ev: StreamEvent): AsyncGenerator<StreamEvent, boolean> {
-  if (ev.type !== 'text-delta' && ev.type !== 'reasoning-delta' && ev.type !== 'tool-delta') {
-    meter.track(ev);
-    yield ev;
-    return false;
+/** The call for one candidate: the request with this candidate's ceiling and reasoning. */
+function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: Candidate, summary: RunSummary, stop: AbortController): ProviderCall {
+  const resolved = resolveReasoning(req.reasoning, {
+    maxTokens: cand.maxTokens,
+    modelReasons: cand.model.capabilities.reasoning,
+    minBudget: cand.target.provider.type === 'anthropic' ? ANTHROPIC_MIN_BUDGET : 0,
+    modelId: cand.model.id,
+  });
+  noteWarnings(deps, ctx, summary, [...droppedFeatures(req, cand.target.provider.type), ...(resolved.warning ? [resolved.warning] : [])]);
+  return {
+    request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning },
+    target: cand.target,
+    requestId: ctx.requestId,
+    signal: AbortSignal.any([ctx.signal, stop.signal]),
+  };
+}
+
+/** Warnings are logged and reported once each (x-switchyard-warnings). */
+function noteWarnings(deps: PipelineDeps, ctx: CallContext, summary: RunSummary, warnings: string[]): void {
+  for (const w of warnings) {
+    if (summary.warnings?.includes(w)) continue;
+    (summary.warnings ??= []).push(w);
+    deps.log.warn({ requestId: ctx.requestId }, w);
   }
-  const piece = ev.type === 'tool-delta' ? ev.json : ev.text;
-  const { text, reached } = meter.admit(ev.id, piece);
-  if (text) yield ev.type === 'tool-delta' ? { ...ev, json: text } : { ...ev, text };
-  if (!reached) return false;
-  yield* closeOpenBlocks(meter);
-  return true;
 }
 
-function withAttemptId(ev: StreamEvent, attempt: number): StreamEvent {
-  return 'id' in ev && ev.type !== 'start' ? { ...ev, id: `${attempt}:${ev.id}` } : ev;
-}
-
-function attemptRecord(cand: Candidate, outcome: AttemptOutcome, step: string): Attempt {
+function attemptRecord(cand: Candidate, outcome: AttemptOutcome): Attempt {
   if (outcome.kind === 'finished') {
     return outcome.finish.unified === 'refusal' ? { model: cand.model.id, outcome: 'refusal', reason: refusalReason(outcome) } : { model: cand.model.id, outcome: 'ok' };
   }
   if (outcome.kind === 'cancelled') return { model: cand.model.id, outcome: 'error', reason: 'client disconnected' };
-  return { model: cand.model.id, outcome: step === 'next' && outcome.error.code === 'content_filter' ? 'refusal' : 'error', reason: outcome.error.message };
+  return { model: cand.model.id, outcome: outcome.error.code === 'content_filter' ? 'refusal' : 'error', reason: outcome.error.message };
 }
 
 async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summary: RunSummary, charges: Charge[], latencyMs: number) {

@@ -42,4 +42,6 @@ export interface RunSummary {
   usage?: Usage;
   cost: bigint;
   status?: RunStatus;
+  /** Request features the upstream did not get (hosted tools on a non-Responses upstream, ...). */
+  warnings?: string[];
 }

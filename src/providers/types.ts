@@ -1,7 +1,7 @@
 import type { Request, StreamEvent } from '../ir/index.js';
 
 /** Provider kinds the gateway can speak to. */
-export type ProviderType = 'openai' | 'anthropic' | 'local';
+export type ProviderType = 'openai' | 'anthropic' | 'local' | 'openai-responses';
 
 export interface Timeouts {
   /** TCP/TLS connect. */

@@ -6,8 +6,13 @@ import type { Reasoning, ReasoningEffort } from '../ir/index.js';
  *   always fits under the ceiling (Anthropic requires budget < max_tokens);
  *   budget -> effort: < 2048 low, < 8192 medium, else high.
  * Thinking turned on with neither means medium. A model without reasoning gets none.
+ * A provider with a minimum budget (Anthropic: 1024) gets at least that; when the ceiling leaves
+ * no room for it (max_tokens <= 1024), thinking is turned off and a warning says so.
  */
 export const EFFORT_BUDGET: Record<ReasoningEffort, number> = { low: 1024, medium: 4096, high: 16384 };
+
+/** Anthropic rejects `thinking.budget_tokens` below this. */
+export const ANTHROPIC_MIN_BUDGET = 1024;
 
 export function effortForBudget(budget: number): ReasoningEffort {
   if (budget < 2048) return 'low';
@@ -15,9 +20,33 @@ export function effortForBudget(budget: number): ReasoningEffort {
   return 'high';
 }
 
-export function resolveReasoning(r: Reasoning, maxTokens: number, modelReasons: boolean): Reasoning {
-  if (!r.enabled || !modelReasons) return { ...r, enabled: false, effort: undefined, budgetTokens: undefined };
+export interface ResolvedReasoning {
+  reasoning: Reasoning;
+  /** Set when the gateway changed what the client asked for in a way it should know about. */
+  warning?: string;
+}
+
+export interface ReasoningTarget {
+  maxTokens: number;
+  modelReasons: boolean;
+  /** The provider's smallest accepted budget (0: none). */
+  minBudget: number;
+  modelId: string;
+}
+
+const OFF = (r: Reasoning): Reasoning => ({ ...r, enabled: false, effort: undefined, budgetTokens: undefined });
+
+export function resolveReasoning(r: Reasoning, t: ReasoningTarget): ResolvedReasoning {
+  if (!r.enabled || !t.modelReasons) return { reasoning: OFF(r) };
   const effort = r.effort ?? (r.budgetTokens !== undefined ? effortForBudget(r.budgetTokens) : 'medium');
   const wanted = r.budgetTokens ?? EFFORT_BUDGET[effort];
-  return { ...r, enabled: true, effort, budgetTokens: Math.max(0, Math.min(wanted, maxTokens - 1)) };
+  const ceiling = t.maxTokens - 1;
+  if (t.minBudget > 0 && ceiling < t.minBudget) {
+    return {
+      reasoning: OFF(r),
+      warning: `thinking turned off for ${t.modelId}: max_tokens ${t.maxTokens} leaves no room for its minimum thinking budget of ${t.minBudget} tokens (budget_tokens must be below max_tokens)`,
+    };
+  }
+  const budget = Math.max(t.minBudget, Math.min(wanted, ceiling));
+  return { reasoning: { ...r, enabled: true, effort, budgetTokens: Math.max(0, budget) } };
 }

@@ -1,3 +1,3 @@
 export { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions, type RecordedRequest } from './server.js';
 export { parseScenario, type Scenario } from './scenario.js';
-export { transcriptsDir } from './transcripts.js';
+export { scriptsDir, transcriptsDir } from './transcripts.js';

@@ -24,8 +24,8 @@ export interface Scenario {
   retryAfter?: number;
   /** Fail this many times (with `status`, default 500), then succeed. Counted per scenario. */
   failTimes?: number;
-  /** Send a stream event whose JSON is broken, after the first event. */
-  malformed?: boolean;
+  /** Send a stream event whose JSON is broken, after the first event (or after this many events). */
+  malformed?: boolean | number;
   /** Never send headers (a first-byte timeout). */
   hangBeforeHeaders?: boolean;
   /** Send this many events, then end the response cleanly (a stream cut short without a finish). */

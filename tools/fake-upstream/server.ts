@@ -102,7 +102,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       if (body.stream !== true) return sendJson(res, 200, generateJson(gen));
       events = generateEvents(gen);
     }
-    if (s.malformed) events = [events[0], malformedEvent(protocol), ...events.slice(1)];
+    if (s.malformed) {
+      const at = typeof s.malformed === 'number' ? s.malformed : 1;
+      events = [...events.slice(0, at), malformedEvent(protocol), ...events.slice(at)];
+    }
     await streamEvents(res, events, s);
   }
 

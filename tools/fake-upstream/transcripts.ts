@@ -10,6 +10,11 @@ export function transcriptsDir(): string {
   return path.resolve(repo, '../shared/reference/transcripts');
 }
 
+/** Hand-written answers that no recording covers (see scripts/README.md). */
+export function scriptsDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'scripts');
+}
+
 export type Replay =
   | { kind: 'sse'; events: string[] }
   | { kind: 'json'; status: number; body: string };

@@ -201,6 +201,8 @@ function decodeTools(raw: unknown): { tools: Tool[]; serverTools: unknown[] } {
       return;
     }
     if (typeof t.name !== 'string') throw invalid('tools need a name', `tools.${i}.name`);
+    // Anthropic's rule; a model could otherwise answer with a tool_use its SDKs refuse (name "").
+    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(t.name)) throw invalid('tool names must match ^[a-zA-Z0-9_-]{1,128}$', `tools.${i}.name`);
     tools.push({
       name: t.name,
       ...opt('description', typeof t.description === 'string' ? t.description : undefined),

@@ -6,7 +6,9 @@ import { encodeAll, testMeta, usage } from '../shared/fixtures.test-helper.js';
 import { validateOfficial, withoutSwitchyardExtensions } from '../shared/official-schemas.test-helper.js';
 import { initMessagesStream, messagesStream } from './encode-stream.js';
 
-const run = (events: StreamEvent[]) => encodeAll(messagesStream, initMessagesStream(testMeta()), events);
+// Pings carry nothing; one test below checks the one after message_start, the rest skip them.
+const runWithPings = (events: StreamEvent[]) => encodeAll(messagesStream, initMessagesStream(testMeta()), events);
+const run = (events: StreamEvent[]) => runWithPings(events).filter((x) => x.event !== 'ping');
 const f = (data: { type: string } & Record<string, unknown>) => ({ event: data.type, data });
 const start: StreamEvent = { type: 'start', id: 'up', model: 'model-a' };
 const messageStart = (input = 42, model = 'model-a') =>
@@ -43,6 +45,12 @@ function expectOfficial(frames: ReturnType<typeof run>) {
 }
 
 describe('messages stream encoder', () => {
+  it('sends a ping right after message_start, as Anthropic does', () => {
+    const frames = runWithPings([start, { type: 'text-start', id: 't' }, { type: 'text-end', id: 't' }, finish()]);
+    expect(frames.map((x) => x.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(frames[1]!.data).toEqual({ type: 'ping' });
+  });
+
   it('text: one message_start, block lifecycle, message_delta, message_stop; no empty deltas', () => {
     const frames = run([
       { type: 'start', id: 'up', model: 'model-a', usage: usage(7, 0, { cacheRead: 2 }) },

@@ -50,7 +50,8 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
       if (s.started) return;
       s.started = true;
       if (model) s.model = model;
-      out.push(messageStart(s, usage));
+      // Anthropic sends a ping right after message_start; some clients expect one early.
+      out.push(messageStart(s, usage), frame({ type: 'ping' }));
     };
     const openBlock = (id: string | undefined, contentBlock: Record<string, unknown>) => {
       begin();

@@ -1,4 +1,5 @@
-import { inputTotal, type Attempt, type Finish, type ReasoningOrigin, type Request, type Usage } from '../../ir/index.js';
+import { inputTotal, type Attempt, type Finish, type Request, type Usage } from '../../ir/index.js';
+import { encryptedContentOf, type ReasoningFacts } from './reasoning-envelope.js';
 import type { EncodeMeta } from '../types.js';
 import { EXT } from './decode-input.js';
 
@@ -28,13 +29,10 @@ export function statusOf(finish: Finish): { status: ResponseStatus; incomplete: 
   return { status: 'completed', incomplete: null };
 }
 
-/**
- * Encrypted reasoning goes back only to where it can be decrypted: reasoning that a Responses
- * upstream produced. Anthropic signatures and redacted thinking have no Responses field; they
- * are never smuggled into `encrypted_content` (see the report: an envelope is proposed).
- */
-export function encryptedContentFor(origin: ReasoningOrigin | undefined, redacted: string | undefined): Json {
-  return origin?.provider === EXT && redacted !== undefined ? { encrypted_content: redacted } : {};
+/** `{encrypted_content}` when the reasoning carries something opaque (see reasoning-envelope.ts). */
+export function encryptedContentFor(r: ReasoningFacts): Json {
+  const enc = encryptedContentOf(r);
+  return enc === undefined ? {} : { encrypted_content: enc };
 }
 
 export interface ShellInput {
@@ -80,7 +78,7 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     ...(typeof ext.user === 'string' ? { user: ext.user } : {}),
     metadata: ext.metadata ?? {},
     ...(s.switchyard
-      ? { switchyard: { attempts: s.switchyard.attempts, served_variant: s.switchyard.servedVariant ?? null } }
+      ? { switchyard: { attempts: s.switchyard.attempts, served_variant: s.switchyard.servedVariant ?? 'standard' } }
       : {}),
   };
 }

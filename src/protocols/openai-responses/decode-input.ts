@@ -6,6 +6,7 @@ import {
   type TextPart,
   type ToolResultPart,
 } from '../../ir/index.js';
+import { decodeEncryptedContent } from './reasoning-envelope.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */
 export const EXT = 'openai-responses';
@@ -17,6 +18,8 @@ export interface DecodedInput {
   messages: Message[];
   /** Input items with no IR home (hosted tool calls, custom tool calls...), with their IR position. */
   otherItems: Array<{ position: number; item: Json }>;
+  /** Ids of `item_reference` items, which cannot be resolved without stored responses. */
+  references: string[];
 }
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,7 +30,7 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
  * assistant message, consecutive function_call_output items into one tool message.
  */
 export function decodeInput(input: unknown, instructions: unknown): DecodedInput {
-  const out: DecodedInput = { system: [], messages: [], otherItems: [] };
+  const out: DecodedInput = { system: [], messages: [], otherItems: [], references: [] };
   if (typeof instructions === 'string' && instructions !== '') {
     // Marked so the response can echo `instructions` without the hoisted developer messages.
     out.system.push({ type: 'text', text: instructions, ext: { [EXT]: { source: 'instructions' } } });
@@ -57,7 +60,11 @@ function decodeItem(out: DecodedInput, item: unknown, param: string): void {
     case 'reasoning':
       return pushAssistant(out, decodeReasoning(item, param));
     case 'item_reference':
-      throw invalid('item_reference needs stored responses, which this gateway does not keep; send the items themselves', `${param}.id`);
+      // Nothing is stored to resolve it from. Clients that default to store:true (the AI SDK)
+      // reference their own earlier output this way, so it is dropped with a warning, not a 400.
+      if (typeof item.id !== 'string') throw invalid('item_reference needs an id', `${param}.id`);
+      out.references.push(item.id);
+      return;
     default:
       if (typeof type !== 'string') throw invalid('input item has no type', `${param}.type`);
       // Hosted tool calls and the like: no IR home, kept for a same-protocol upstream.
@@ -176,13 +183,10 @@ function decodeReasoning(item: Json, param: string): AssistantPart {
   if (typeof item.id === 'string') ext.id = item.id;
   if (texts.length > 1) ext.summaryParts = texts;
   if (item.content !== undefined && item.content !== null) ext.content = item.content;
-  return {
-    type: 'reasoning',
-    text: texts.join('\n\n'),
-    ...(typeof enc === 'string' ? { redacted: enc } : {}),
-    origin: { provider: EXT },
-    ext: { [EXT]: ext },
-  };
+  const text = texts.join('\n\n');
+  // Envelopes restore another provider's signed reasoning; raw content is a Responses upstream's.
+  const facts = typeof enc === 'string' ? decodeEncryptedContent(enc, text, `${param}.encrypted_content`) : { text, origin: { provider: EXT } };
+  return { type: 'reasoning', ...facts, ext: { [EXT]: ext } };
 }
 
 function pushAssistant(out: DecodedInput, part: AssistantPart): void {

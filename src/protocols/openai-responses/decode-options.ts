@@ -51,7 +51,11 @@ export function decodeReasoning(body: Json): DecodedReasoning {
     r.enabled = true;
     if (reasoning.effort !== undefined && reasoning.effort !== null) applyEffort(reasoning.effort, 'reasoning.effort');
     const summary = reasoning.summary ?? reasoning.generate_summary;
-    if (typeof summary === 'string') r.summary = summary;
+    if (typeof summary === 'string') {
+      // OpenAI's values only: anything else would be echoed in the response's `reasoning.summary`.
+      if (!['auto', 'concise', 'detailed'].includes(summary)) throw invalid('reasoning.summary must be auto, concise or detailed', 'reasoning.summary');
+      r.summary = summary;
+    }
   } else if (reasoning !== undefined && reasoning !== null) {
     throw invalid('reasoning must be an object', 'reasoning');
   }

@@ -117,8 +117,10 @@ describe('decode-request: input', () => {
     expect(bare).toEqual({ type: 'reasoning', text: '', origin: { provider: 'openai-responses' }, ext: { 'openai-responses': {} } });
   });
 
-  it('item_reference is a 400; other item types travel in ext with their position', () => {
-    expect(rejection({ input: [{ type: 'item_reference', id: 'msg_1' }] }).param).toBe('input.0.id');
+  it('item_reference is dropped and recorded (nothing is stored); other item types travel in ext with their position', () => {
+    const ref = decode({ input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id: 'msg_1' }] });
+    expect([ref.messages.length, ext(ref).droppedReferences]).toEqual([1, ['msg_1']]);
+    expect(rejection({ input: [{ type: 'item_reference' }] }).param).toBe('input.0.id');
     const call = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
     const r = decode({ input: [{ role: 'user', content: 'q' }, call] });
     expect(ext(r).otherItems).toEqual([{ position: 1, item: call }]);

@@ -20,13 +20,14 @@ const CONSUMED = new Set([
 export function decodeRequest(body: Json, _headers: HeaderBag): Request {
   if (typeof body.model !== 'string' || body.model === '') throw invalid('model is required', 'model');
   rejectStateful(body);
-  const { system, messages, otherItems } = decodeInput(body.input, body.instructions);
+  const { system, messages, otherItems, references } = decodeInput(body.input, body.instructions);
   const { functionTools, hostedTools } = decodeTools(body.tools);
   const { reasoning, rawEffort } = decodeReasoning(body);
   const ext: Json = {};
   for (const [k, v] of Object.entries(body)) if (!CONSUMED.has(k)) ext[k] = v;
   if (hostedTools.length) ext.hostedTools = hostedTools;
   if (otherItems.length) ext.otherItems = otherItems;
+  if (references.length) ext.droppedReferences = references;
   if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
   const toolChoice = decodeToolChoice(body.tool_choice, ext);
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
@@ -71,7 +72,11 @@ function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json
   tools.forEach((t, i) => {
     if (!isObj(t)) throw invalid('tools must be objects', `tools.${i}`);
     // web_search, file_search, mcp, custom, namespace...: no IR home; the pipeline warns when unused.
-    if (t.type !== 'function') return void hostedTools.push(t);
+    if (t.type !== 'function') {
+      // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tools`.
+      if (typeof t.type !== 'string' || !TOOL_KINDS.has(t.type)) throw invalid(`tools[${i}].type ${JSON.stringify(t.type)} is not supported`, `tools.${i}.type`);
+      return void hostedTools.push(t);
+    }
     if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `tools.${i}.name`);
     const params = t.parameters ?? { type: 'object', properties: {} };
     if (!isObj(params)) throw invalid('parameters must be a JSON schema object', `tools.${i}.parameters`);
@@ -90,6 +95,20 @@ function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json
   return { functionTools, hostedTools };
 }
 
+/** Tool kinds of OpenAI's `Tool` union (official openapi.yaml), besides `function`. */
+const TOOL_KINDS = new Set([
+  'file_search', 'computer', 'computer_use_preview', 'web_search', 'web_search_2025_08_26', 'mcp',
+  'code_interpreter', 'programmatic_tool_calling', 'image_generation', 'local_shell', 'shell', 'custom',
+  'namespace', 'tool_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'apply_patch',
+]);
+
+/** Object tool_choice kinds of OpenAI's ToolChoiceParam (official openapi.yaml). */
+const TOOL_CHOICE_KINDS = new Set([
+  'allowed_tools', 'mcp', 'custom', 'programmatic_tool_calling', 'apply_patch', 'shell',
+  'file_search', 'web_search_preview', 'computer', 'computer_use_preview', 'computer_use',
+  'web_search_preview_2025_03_11', 'image_generation', 'code_interpreter',
+]);
+
 /** Modes and `{type:"function", name}` map to the IR; other objects stay raw in ext. */
 function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
   if (tc === undefined || tc === null) return undefined;
@@ -99,6 +118,8 @@ function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
     return { type: 'tool', name: tc.name };
   }
   if (isObj(tc)) {
+    // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tool_choice`.
+    if (typeof tc.type !== 'string' || !TOOL_CHOICE_KINDS.has(tc.type)) throw invalid(`tool_choice.type ${JSON.stringify(tc.type)} is not supported`, 'tool_choice.type');
     // allowed_tools, hosted tool types, custom, mcp: a Responses upstream gets them back as sent.
     ext.toolChoice = tc;
     return tc.type === 'allowed_tools' && (tc.mode === 'auto' || tc.mode === 'required') ? { type: tc.mode } : undefined;

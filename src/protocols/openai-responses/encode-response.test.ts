@@ -55,18 +55,19 @@ describe('encode-response', () => {
     expect(Object.keys(body.output[0]).sort()).toEqual(Object.keys(recorded.output[0]).sort());
   });
 
-  it('Anthropic-origin thinking is summary text only: no signature or redacted data leaks', () => {
+  it('Anthropic-origin thinking: summary text, and the signature or redacted data only inside a swy1 envelope', () => {
     const body = encodeResponse(base({
       content: [
         { type: 'reasoning', text: 'Hmm.', signature: 'EqQBCkYIBx', origin: { provider: 'anthropic' } },
         { type: 'reasoning', text: '', redacted: 'opaque', origin: { provider: 'anthropic' } },
+        { type: 'reasoning', text: 'Unsigned.', origin: { provider: 'openai' } },
       ],
     }), metaFor()) as Record<string, any>;
-    expect(body.output).toEqual([
-      { type: 'reasoning', id: 'rs_req0001_0', summary: [{ type: 'summary_text', text: 'Hmm.' }] },
-      { type: 'reasoning', id: 'rs_req0001_1', summary: [] },
-    ]);
+    expect(body.output.map((o: any) => o.summary)).toEqual([[{ type: 'summary_text', text: 'Hmm.' }], [], [{ type: 'summary_text', text: 'Unsigned.' }]]);
+    expect(body.output.map((o: any) => o.encrypted_content?.slice(0, 5))).toEqual(['swy1.', 'swy1.', undefined]);
     expect(JSON.stringify(body)).not.toContain('EqQBCkYIBx');
+    const envelope = JSON.parse(Buffer.from(body.output[1].encrypted_content.slice(5), 'base64url').toString());
+    expect(envelope).toEqual({ provider: 'anthropic', text: '', redacted: 'opaque' });
   });
 
   it('tool calls, fallback parts skipped, attempts in switchyard', () => {

@@ -33,8 +33,8 @@ export function encodeOutput(content: AssistantPart[], meta: EncodeMeta): Json[]
         out.push(messageItem(itemId(meta, 'msg', index), 'completed', [part.text]));
         break;
       case 'reasoning':
-        // Anthropic-origin thinking shows as summary text only; its signature has no Responses home.
-        out.push(reasoningItem(itemId(meta, 'rs', index), part.text === '' ? [] : [part.text], encryptedContentFor(part.origin, part.redacted)));
+        // Signatures and encrypted reasoning ride in encrypted_content (raw or as an envelope).
+        out.push(reasoningItem(itemId(meta, 'rs', index), part.text === '' ? [] : [part.text], encryptedContentFor(part)));
         break;
       case 'tool-call':
         out.push(functionCallItem(itemId(meta, 'fc', index), part.id, part.name, part.arguments, 'completed'));

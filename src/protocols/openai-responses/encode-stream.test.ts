@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError, type StreamEvent, type Usage } from '../../ir/index.js';
 import { encodeEvents, metaFor, readTranscript, sseEvents, streamEventErrors } from './fixtures.test-helper.js';
 import { initStream, stream } from './encode-stream.js';
+import { decodeEncryptedContent } from './reasoning-envelope.js';
 
 const usage = (input: number, output: number, reasoning = 0, cacheRead = 0): Usage => ({
   input: { noCache: input - cacheRead, cacheRead, cacheWrite: 0 },
@@ -48,7 +49,7 @@ describe('encode-stream: golden sequences', () => {
     expect(done.status).toBe('completed');
     expect(done.output).toEqual([events[8].item]);
     expect(done.usage).toEqual({ input_tokens: 5, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 });
-    expect(done.switchyard).toEqual({ attempts: [{ model: 'gpt-test', outcome: 'ok' }], served_variant: null });
+    expect(done.switchyard).toEqual({ attempts: [{ model: 'gpt-test', outcome: 'ok' }], served_variant: 'standard' });
   });
 
   it('reasoning then text: summary events, then a message at output_index 1', () => {
@@ -87,6 +88,24 @@ describe('encode-stream: golden sequences', () => {
     expect(events[3].item).toEqual({ type: 'reasoning', id: 'rs_req0001_0', summary: [], encrypted_content: 'gAAA+/=' });
     const anthropic = encodeEvents([start, { type: 'reasoning-start', id: 'r', redacted: 'opaque' }, { type: 'reasoning-end', id: 'r' }, stop()]);
     expect(anthropic.events[3].item).toEqual({ type: 'reasoning', id: 'rs_req0001_0', summary: [] });
+  });
+
+  it('signed reasoning of another provider leaves as a swy1 envelope that decodes back exactly', () => {
+    const origin = { provider: 'anthropic', model: 'claude-x' };
+    const { events } = encodeEvents([
+      start,
+      { type: 'reasoning-start', id: 'r', origin },
+      { type: 'reasoning-delta', id: 'r', text: 'Hmm.' },
+      { type: 'reasoning-signature', id: 'r', signature: 'sig+/=' },
+      { type: 'reasoning-end', id: 'r' },
+      stop(),
+    ]);
+    expect(events[2].item).toEqual({ type: 'reasoning', id: 'rs_req0001_0', summary: [] });
+    const enc = events.find((e) => e.type === 'response.output_item.done')!.item.encrypted_content;
+    expect(enc).toMatch(/^swy1\.[A-Za-z0-9_-]+$/);
+    expect(decodeEncryptedContent(enc, 'edited summary', 'p')).toEqual({ text: 'Hmm.', signature: 'sig+/=', origin });
+    expect(decodeEncryptedContent('gAAA', 'sum', 'p')).toEqual({ text: 'sum', redacted: 'gAAA', origin: { provider: 'openai-responses' } });
+    expect(() => decodeEncryptedContent('swy1.e30', 'x', 'p')).toThrow(/envelope/);
   });
 
   it('function call with arguments split mid-token', () => {

@@ -16,7 +16,8 @@ interface Block {
   callId?: string;
   name?: string;
   summaryOpen?: boolean;
-  encrypted?: Json;
+  /** Reasoning only: what encrypted_content is made of (known in full at the block's end). */
+  reasoning?: { origin?: ReasoningOrigin; redacted?: string; signature?: string };
 }
 
 /** One stream's encoder state. It is owned by that stream: `step` updates it and hands it back. */
@@ -81,9 +82,11 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
     case 'reasoning-delta':
     case 'tool-delta':
       return delta(s, ev, emit);
-    case 'reasoning-signature':
-      // Anthropic signatures have no Responses field (see encryptedContentFor).
+    case 'reasoning-signature': {
+      const r = s.open.get(ev.id)?.reasoning;
+      if (r) r.signature = (r.signature ?? '') + ev.signature;
       return;
+    }
     case 'text-end':
     case 'reasoning-end':
     case 'tool-end': {
@@ -110,10 +113,10 @@ function openBlock(s: ResponsesStreamState, ev: Extract<StreamEvent, { type: 'te
     b = { kind: 'text', index, itemId: itemId(s.meta, 'msg', index), text: '' };
     s.output.push(messageItem(b.itemId, 'in_progress', []));
   } else if (ev.type === 'reasoning-start') {
-    // Reasoning-start carries no origin in the IR yet; read it when the pipeline provides one.
-    const origin = (ev as { origin?: ReasoningOrigin }).origin;
-    b = { kind: 'reasoning', index, itemId: itemId(s.meta, 'rs', index), text: '', encrypted: encryptedContentFor(origin, ev.redacted) };
-    s.output.push(reasoningItem(b.itemId, [], b.encrypted ?? {}));
+    const reasoning = { origin: ev.origin, ...(ev.redacted !== undefined ? { redacted: ev.redacted } : {}) };
+    b = { kind: 'reasoning', index, itemId: itemId(s.meta, 'rs', index), text: '', reasoning };
+    // Redacted data is whole at the start; a signature only arrives at the end (then in .done).
+    s.output.push(reasoningItem(b.itemId, [], encryptedContentFor({ ...reasoning, text: '' })));
   } else {
     b = { kind: 'tool', index, itemId: itemId(s.meta, 'fc', index), text: '', callId: ev.toolCallId, name: ev.name };
     s.output.push(functionCallItem(b.itemId, ev.toolCallId, ev.name, '', 'in_progress'));
@@ -156,7 +159,7 @@ function closeBlock(s: ResponsesStreamState, id: string, b: Block, status: 'comp
       emit('response.reasoning_summary_text.done', { ...where, summary_index: 0, text: b.text });
       emit('response.reasoning_summary_part.done', { ...where, summary_index: 0, part: { type: 'summary_text', text: b.text } });
     }
-    s.output[b.index] = reasoningItem(b.itemId, b.summaryOpen ? [b.text] : [], b.encrypted ?? {});
+    s.output[b.index] = reasoningItem(b.itemId, b.summaryOpen ? [b.text] : [], encryptedContentFor({ ...b.reasoning, text: b.text }));
   } else {
     // A tool without input still gets valid JSON (same rule as the Collector).
     const args = b.text.trim() === '' ? '{}' : b.text;

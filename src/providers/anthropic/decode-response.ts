@@ -1,4 +1,5 @@
-import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { ANTHROPIC_KIND } from './api.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,6 +25,11 @@ export function decodeFinish(raw: string | undefined, stopSequence?: unknown, st
   }
 }
 
+/** Thinking from this provider is bound to Anthropic (and the model): its signature goes back only there. */
+export function reasoningOrigin(model: string | undefined): ReasoningOrigin {
+  return model ? { provider: ANTHROPIC_KIND, model } : { provider: ANTHROPIC_KIND };
+}
+
 /** Merge the usage fields present in `u` into `into` (message_delta repeats only some). */
 export function mergeUsage(into: Usage, u: unknown): Usage {
   if (!isObject(u)) return into;
@@ -46,25 +52,25 @@ export function decodeResponse(body: unknown): StreamEvent[] {
   ];
   const content = Array.isArray(body.content) ? body.content : [];
   content.forEach((block, i) => {
-    if (isObject(block)) out.push(...decodeBlock(block, String(i)));
+    if (isObject(block)) out.push(...decodeBlock(block, String(i), reasoningOrigin(str(body.model) || undefined)));
   });
   out.push({ type: 'finish', finish: decodeFinish(str(body.stop_reason) || undefined, body.stop_sequence, body.stop_details), usage });
   return out;
 }
 
-function decodeBlock(b: Json, id: string): StreamEvent[] {
+function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[] {
   switch (b.type) {
     case 'text':
       return [{ type: 'text-start', id }, ...(str(b.text) ? [{ type: 'text-delta' as const, id, text: str(b.text) }] : []), { type: 'text-end', id }];
     case 'thinking':
       return [
-        { type: 'reasoning-start', id },
+        { type: 'reasoning-start', id, origin },
         ...(str(b.thinking) ? [{ type: 'reasoning-delta' as const, id, text: str(b.thinking) }] : []),
         ...(str(b.signature) ? [{ type: 'reasoning-signature' as const, id, signature: str(b.signature) }] : []),
         { type: 'reasoning-end', id },
       ];
     case 'redacted_thinking':
-      return [{ type: 'reasoning-start', id, redacted: str(b.data) }, { type: 'reasoning-end', id }];
+      return [{ type: 'reasoning-start', id, redacted: str(b.data), origin }, { type: 'reasoning-end', id }];
     case 'tool_use':
     case 'server_tool_use': {
       const input = isObject(b.input) ? JSON.stringify(b.input) : '{}';

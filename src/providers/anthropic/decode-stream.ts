@@ -2,7 +2,7 @@ import { GatewayError, emptyUsage, type Finish, type StreamEvent, type StreamTra
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
-import { decodeFinish, mergeUsage } from './decode-response.js';
+import { decodeFinish, mergeUsage, reasoningOrigin } from './decode-response.js';
 
 type Json = Record<string, unknown>;
 type BlockKind = 'text' | 'reasoning' | 'tool';
@@ -15,6 +15,8 @@ export interface MessagesStreamState {
   usage: Usage;
   finish?: Finish;
   done: boolean;
+  /** The upstream model from message_start, stamped on reasoning origins. */
+  model?: string;
 }
 
 export function initMessagesStream(): MessagesStreamState {
@@ -72,6 +74,7 @@ export const decodeMessagesStream: StreamTranslator<MessagesStreamState, SseEven
 function onMessageStart(s: MessagesStreamState, message: Json, out: StreamEvent[]): void {
   if (s.started) return;
   s.started = true;
+  s.model = str(message.model) || undefined;
   s.usage = mergeUsage(s.usage, message.usage);
   // message_start's output_tokens is a placeholder; the real count comes in message_delta.
   out.push({ type: 'start', id: str(message.id), model: str(message.model), usage: { input: { ...s.usage.input }, output: { total: 0, reasoning: 0 } } });
@@ -87,13 +90,13 @@ function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: S
       break;
     case 'thinking':
       s.open[index] = { id, kind: 'reasoning' };
-      out.push({ type: 'reasoning-start', id });
+      out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(s.model) });
       if (str(block.thinking)) out.push({ type: 'reasoning-delta', id, text: str(block.thinking) });
       if (str(block.signature)) out.push({ type: 'reasoning-signature', id, signature: str(block.signature) });
       break;
     case 'redacted_thinking':
       s.open[index] = { id, kind: 'reasoning' };
-      out.push({ type: 'reasoning-start', id, redacted: str(block.data) });
+      out.push({ type: 'reasoning-start', id, redacted: str(block.data), origin: reasoningOrigin(s.model) });
       break;
     case 'tool_use':
     case 'server_tool_use':

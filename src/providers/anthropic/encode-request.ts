@@ -18,14 +18,16 @@ export interface EncodedRequest {
  * IR owns; server tools travel in `ext.anthropic.tools` and are appended to the function tools.
  */
 export function encodeRequest(request: Request, target: Target): EncodedRequest {
-  const { tools: extTools, ...ext } = request.ext[EXT_KEY] ?? {};
+  // `serverTools` (web search, bash, ...) is where the messages decoder keeps non-custom tools;
+  // `reasoning_effort` is a chat-side raw value Anthropic does not know.
+  const { tools: extTools, serverTools, reasoning_effort: _effort, ...ext } = request.ext[EXT_KEY] ?? {};
   const body: Json = { ...ext };
   body.model = target.upstreamModel;
   body.max_tokens = request.maxTokens;
   const system = encodeSystem(request.system);
   if (system !== undefined) body.system = system;
   body.messages = encodeMessages(request.messages);
-  const tools = [...request.tools.map(encodeTool), ...(Array.isArray(extTools) ? (extTools as Json[]) : [])];
+  const tools = [...request.tools.map(encodeTool), ...asList(serverTools), ...asList(extTools)];
   if (tools.length > 0) {
     body.tools = tools;
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
@@ -59,7 +61,18 @@ function encodeSystem(parts: TextPart[]): string | Json[] | undefined {
 }
 
 function encodeText(p: TextPart): Json {
-  return { ...(p.ext?.[EXT_KEY] ?? {}), type: 'text', text: p.text };
+  const ext = p.ext?.[EXT_KEY] ?? {};
+  // A plain-text document block the messages decoder flattened: restore the original block.
+  if (isObject(ext.document)) return ext.document;
+  return { ...ext, type: 'text', text: p.text };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function asList(v: unknown): Json[] {
+  return Array.isArray(v) ? (v as Json[]) : [];
 }
 
 function encodeImage(p: ImagePart): Json {

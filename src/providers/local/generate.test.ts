@@ -191,6 +191,12 @@ describe('local provider: refusals', () => {
     expect(result.usage.output.total).toBe(0);
   });
 
+  it('local-haiku has no refusal classifier: it answers the trigger (so the default chains end in an answer)', async () => {
+    const { result } = await run(makeCall(refusalRequest(), { upstreamModel: 'local-haiku' }));
+    expect(result.finish.unified).toBe('stop');
+    expect(texts(result.content)).toContain('You said');
+  });
+
   it('refuses after some output on a late-refusal model', async () => {
     const { result } = await run(makeCall(refusalRequest(), { upstreamModel: 'local-late-refusal' }));
     expect(texts(result.content)).toBe(LATE_REFUSAL_PREFIX);

@@ -69,7 +69,8 @@ async function* streamBlock(
     return;
   }
   if (block.kind === 'tool') yield { type: 'tool-start', id, toolCallId: block.toolCallId, name: block.name };
-  else yield { type: block.kind === 'text' ? 'text-start' : 'reasoning-start', id };
+  else if (block.kind === 'text') yield { type: 'text-start', id };
+  else yield { type: 'reasoning-start', id, origin: { provider: 'local', model } };
 
   let emitted = '';
   for (const piece of pieces) {

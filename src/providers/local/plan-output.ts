@@ -36,10 +36,19 @@ export const REFUSAL_FINISH: Finish = {
   },
 };
 
+/**
+ * Local Haiku stands in for a model without a refusal classifier: it answers the trigger like
+ * any text, so the built-in chains (opus -> sonnet -> haiku) end in an answer and a refusal
+ * fallback can be seen with `make run` alone.
+ */
+export function hasRefusalClassifier(upstreamModel: string): boolean {
+  return !upstreamModel.startsWith('local-haiku');
+}
+
 export function planOutput(call: ProviderCall): Plan {
   const { request } = call;
   const conv = readConversation(request);
-  if (conv.refusalTriggered) {
+  if (conv.refusalTriggered && hasRefusalClassifier(call.target.upstreamModel)) {
     // A model marked `late-refusal` streams a little before the classifier cuts in.
     const late = call.target.upstreamModel.includes('late-refusal');
     return { blocks: late ? [{ kind: 'text', text: LATE_REFUSAL_PREFIX }] : [], finish: REFUSAL_FINISH };

@@ -1,4 +1,5 @@
-import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { OPENAI_KIND } from './api.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +19,11 @@ export function decodeFinish(raw: string | undefined, refused: boolean): Finish 
     default:
       return { unified: 'other', ...(raw ? { raw } : {}) };
   }
+}
+
+/** DeepSeek-style `reasoning_content` is bound to OpenAI-compatible chat upstreams (it is echoed only there). */
+export function reasoningOrigin(model: string | undefined): ReasoningOrigin {
+  return model ? { provider: OPENAI_KIND, model } : { provider: OPENAI_KIND };
 }
 
 /**
@@ -52,7 +58,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
   let n = 0;
   if (typeof msg.reasoning_content === 'string' && msg.reasoning_content) {
     const id = String(n++);
-    out.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, text: msg.reasoning_content }, { type: 'reasoning-end', id });
+    out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(str(body.model) || undefined) }, { type: 'reasoning-delta', id, text: msg.reasoning_content }, { type: 'reasoning-end', id });
   }
   const refusal = typeof msg.refusal === 'string' && msg.refusal ? msg.refusal : undefined;
   const text = typeof msg.content === 'string' && msg.content ? msg.content : refusal;

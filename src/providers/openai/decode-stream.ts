@@ -2,7 +2,7 @@ import { GatewayError, emptyUsage, type StreamEvent, type StreamTranslator, type
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
-import { decodeFinish, decodeUsage } from './decode-response.js';
+import { decodeFinish, decodeUsage, reasoningOrigin } from './decode-response.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +27,8 @@ export interface ChatStreamState {
   refused: boolean;
   usage?: Usage;
   done: boolean;
+  /** The upstream model from the first chunk, stamped on reasoning origins. */
+  model?: string;
 }
 
 export function initChatStream(): ChatStreamState {
@@ -91,7 +93,7 @@ function emitFlat(s: ChatStreamState, kind: 'text' | 'reasoning', text: string, 
     closeCurrent(s, out);
     const id = String(s.nextId++);
     s.current = { kind, id };
-    out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id });
+    out.push(kind === 'text' ? { type: 'text-start', id } : { type: 'reasoning-start', id, origin: reasoningOrigin(s.model) });
   }
   const id = s.current!.id;
   out.push(kind === 'text' ? { type: 'text-delta', id, text } : { type: 'reasoning-delta', id, text });
@@ -139,6 +141,7 @@ function closeAll(s: ChatStreamState, out: StreamEvent[]): void {
 
 function startStream(s: ChatStreamState, chunk: Json, out: StreamEvent[]): void {
   s.started = true;
+  s.model = str(chunk.model) || undefined;
   out.push({ type: 'start', id: str(chunk.id), model: str(chunk.model) });
 }
 

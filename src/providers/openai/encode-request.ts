@@ -10,6 +10,7 @@ import type {
   UserPart,
 } from '../../ir/index.js';
 import type { Target } from '../types.js';
+import { OPENAI_KIND } from './api.js';
 
 /** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
 export const EXT_KEY = 'openai-chat';
@@ -43,7 +44,9 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.stopSequences?.length) body.stop = request.stopSequences;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = request.reasoning.effort;
+  // A raw effort the IR rounds (`minimal`, `xhigh`) rides in ext and wins for same-protocol upstreams.
+  if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = ext.reasoning_effort ?? request.reasoning.effort;
+  else delete body.reasoning_effort;
   if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
   body.stream = true;
   const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};
@@ -115,9 +118,9 @@ function encodeAssistant(parts: AssistantPart[]): Json {
   return msg;
 }
 
-/** Reasoning produced by an OpenAI-compatible chat upstream ('openai' provider kind or the chat protocol). */
+/** Reasoning produced by an OpenAI-compatible chat upstream (origin provider 'openai'). */
 export function isOwnReasoning(provider: string | undefined): boolean {
-  return provider === 'openai' || provider === 'openai-chat';
+  return provider === OPENAI_KIND;
 }
 
 /** One `tool` message per result; images cannot ride in a tool message, so they follow in a user turn. */

@@ -1,0 +1,158 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildCatalog, ConfigError, loadConfigFile } from './load-config.js';
+
+const env = { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
+
+/** The minimal form scripts rely on. */
+function minimal(): any {
+  return {
+    providers: {
+      openai: { type: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
+      anthropic: { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY' },
+    },
+    models: [
+      { id: 'gpt', provider: 'openai', upstream_model: 'gpt-4o-mini' },
+      { id: 'claude', provider: 'anthropic', upstream_model: 'claude-sonnet-4-5' },
+    ],
+  };
+}
+
+function errorOf(doc: unknown, e: NodeJS.ProcessEnv = env): string {
+  try {
+    buildCatalog(doc, e, 'test.yaml');
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('buildCatalog: the minimal form', () => {
+  it('works with defaults for everything optional', () => {
+    const c = buildCatalog(minimal(), env);
+    expect(c.providers.get('openai')).toMatchObject({ type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-o', maxRetries: 2, headers: {} });
+    expect(c.providers.get('anthropic')).toMatchObject({ apiKey: 'sk-a', timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 } });
+    expect(c.models.get('claude')).toMatchObject({
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5',
+      price: { input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n },
+      fallbacks: [],
+      aliases: [],
+      capabilities: { tools: true, reasoning: false, images: true },
+    });
+  });
+
+  it('reads the full form: prices per kind, headers, timeouts, fast variant, fallbacks, aliases', () => {
+    const doc = minimal();
+    doc.providers.openai.headers = { 'OpenAI-Organization': 'org-1' };
+    doc.providers.openai.timeouts = { connect_ms: 500, first_byte_ms: 2000, idle_ms: 3000 };
+    Object.assign(doc.models[1], {
+      price: { input: '3.00', output: 15, cache_read: '0.30', cache_write: '3.75' },
+      context_window: 200000,
+      max_output_tokens: 64000,
+      capabilities: { reasoning: true },
+      fast: { speed: 'fast', price: { input: '6', output: '30' } },
+      fallbacks: ['gpt'],
+      aliases: ['sonnet'],
+    });
+    const c = buildCatalog(doc, env);
+    expect(c.providers.get('openai')).toMatchObject({ headers: { 'OpenAI-Organization': 'org-1' }, timeouts: { connectMs: 500, firstByteMs: 2000, idleMs: 3000 } });
+    const claude = c.models.get('claude')!;
+    expect(claude.price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+    expect(claude.fast).toMatchObject({ speed: 'fast', price: { input: 6000n, output: 30000n } });
+    expect(claude.capabilities).toEqual({ tools: true, reasoning: true, images: true });
+    expect(c.aliases.get('sonnet')).toBe('claude');
+    expect(claude.fallbacks).toEqual(['gpt']);
+  });
+
+  it('a keyless local server (vLLM, Ollama) needs no api_key_env', () => {
+    const doc = { providers: { ollama: { type: 'openai', base_url: 'http://127.0.0.1:11434/v1' } }, models: [{ id: 'llama', provider: 'ollama', upstream_model: 'llama3.2' }] };
+    expect(buildCatalog(doc, {}).providers.get('ollama')?.apiKey).toBeUndefined();
+  });
+});
+
+describe('buildCatalog: invalid config names the bad entry', () => {
+  it('unknown provider', () => {
+    const doc = minimal();
+    doc.models[1].provider = 'antropic';
+    expect(errorOf(doc)).toMatch(/models\[1\] \(id "claude"\): provider "antropic" is not declared/);
+  });
+
+  it('duplicate model id', () => {
+    const doc = minimal();
+    doc.models[1].id = 'gpt';
+    expect(errorOf(doc)).toMatch(/models\[1\] \(id "gpt"\): duplicate model id/);
+  });
+
+  it('price with more precision than the ledger unit', () => {
+    const doc = minimal();
+    doc.models[0].price = { input: '0.0001' };
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\): price\.input: price 0\.0001 has more precision/);
+  });
+
+  it('a price that is not a decimal', () => {
+    const doc = minimal();
+    doc.models[0].price = { output: '-1' };
+    expect(errorOf(doc)).toMatch(/\(id "gpt"\): price\.output/);
+  });
+
+  it('missing environment variable', () => {
+    expect(errorOf(minimal(), { OPENAI_API_KEY: 'x' })).toMatch(/providers\.anthropic: environment variable ANTHROPIC_API_KEY \(api_key_env\) is not set/);
+  });
+
+  it('unknown fallback', () => {
+    const doc = minimal();
+    doc.models[0].fallbacks = ['claude', 'gemini'];
+    expect(errorOf(doc)).toMatch(/model "gpt": fallback "gemini" is not a model/);
+  });
+
+  it('unknown provider type and unknown keys, by path', () => {
+    const doc = minimal();
+    doc.providers.openai.type = 'gemini';
+    doc.models[1].upstream = 'x';
+    const msg = errorOf(doc);
+    expect(msg).toMatch(/providers\.openai\.type must be equal to one of the allowed values/);
+    expect(msg).toMatch(/models\[1\] \(id "claude"\) must NOT have additional properties/);
+  });
+
+  it('missing upstream_model', () => {
+    const doc = minimal();
+    delete doc.models[0].upstream_model;
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\) must have required property 'upstream_model'/);
+  });
+
+  it('an alias that collides with a model id', () => {
+    const doc = minimal();
+    doc.models[0].aliases = ['claude'];
+    expect(errorOf(doc)).toMatch(/alias "claude" of model "gpt" is already taken/);
+  });
+});
+
+describe('loadConfigFile', () => {
+  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+  it('loads YAML, and reports unreadable or broken files', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-config-'));
+    const file = path.join(dir, 'c.yaml');
+    writeFileSync(file, 'providers:\n  o: {type: openai, base_url: "http://127.0.0.1:8000/v1"}\nmodels:\n  - {id: m, provider: o, upstream_model: qwen}\n');
+    expect(loadConfigFile(file, {}).models.get('m')?.upstreamModel).toBe('qwen');
+    writeFileSync(file, 'providers: [unclosed');
+    expect(() => loadConfigFile(file, {})).toThrow(/is not valid YAML/);
+    expect(() => loadConfigFile(path.join(dir, 'missing.yaml'), {})).toThrow(/cannot read config/);
+  });
+
+  it('the documented example loads with its keys set', () => {
+    const keys = { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b', OPENROUTER_API_KEY: 'c', DEEPSEEK_API_KEY: 'd' };
+    const c = loadConfigFile(path.join(repo, 'config/example.yaml'), keys);
+    expect([...c.providers.values()].map((p) => p.id).sort()).toEqual(['anthropic', 'deepseek', 'ollama', 'openai', 'openrouter', 'vllm']);
+    expect(c.models.size).toBeGreaterThanOrEqual(6);
+  });
+
+  it('the example names the missing key when one is unset', () => {
+    expect(() => loadConfigFile(path.join(repo, 'config/example.yaml'), {})).toThrow(/api_key_env/);
+  });
+});

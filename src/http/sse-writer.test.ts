@@ -1,0 +1,34 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { SseFrame } from '../protocols/types.js';
+import { formatFrame, writeFrames } from './sse-writer.js';
+
+/** A response stand-in that records what was written. */
+function fakeResponse() {
+  const emitter = new EventEmitter();
+  const written: string[] = [];
+  return Object.assign(emitter, { destroyed: false, written, write: (s: string) => (written.push(s), true) });
+}
+
+describe('writeFrames', () => {
+  it('frames named and unnamed events', () => {
+    expect(formatFrame({ event: 'ping', data: '{"type":"ping"}' })).toBe('event: ping\ndata: {"type":"ping"}\n\n');
+    expect(formatFrame({ data: '[DONE]' })).toBe('data: [DONE]\n\n');
+  });
+
+  it('after a disconnect, drains the frames (so the run ends itself and settles) without writing them', async () => {
+    const res = fakeResponse();
+    const abort = new AbortController();
+    let ranToEnd = false;
+    async function* frames(): AsyncGenerator<SseFrame> {
+      yield { data: '1' };
+      abort.abort(); // the client goes away while the run is mid-stream
+      yield { data: '2' };
+      yield { data: '3' };
+      ranToEnd = true;
+    }
+    await writeFrames(res as any, frames(), abort.signal);
+    expect(res.written).toEqual(['data: 1\n\n']);
+    expect(ranToEnd).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+import { GatewayError, toGatewayError, type StreamEvent } from '../ir/index.js';
+import type { AttemptOutcome, Candidate } from '../routing/index.js';
+import { OutputMeter } from './meter-output.js';
+import type { ProviderCall, Target } from '../providers/types.js';
+import type { PipelineDeps } from './types.js';
+
+/** How one attempt ended, with what the gateway measured of it. */
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  meter: OutputMeter;
+  /** The attempt's `start` event (already yielded when the attempt produced output). */
+  start: StreamEvent;
+  /** True when `start` was yielded. */
+  startYielded: boolean;
+}
+
+type BlockStart = Extract<StreamEvent, { type: 'text-start' | 'reasoning-start' }>;
+
+/**
+ * Runs one candidate and yields its client-bound events: `start` right before the first real
+ * output, then the blocks, cut at the candidate's ceiling. Text and reasoning blocks are opened
+ * only at their first non-empty delta, so an empty block (Anthropic opens one before a refusal)
+ * is not output and a refusal behind it is still a refusal before output.
+ */
+export async function* runAttempt(
+  deps: PipelineDeps,
+  call: ProviderCall,
+  cand: Candidate,
+  attemptIndex: number,
+  clientSignal: AbortSignal,
+  stop: AbortController,
+): AsyncGenerator<StreamEvent, AttemptResult> {
+  const meter = new OutputMeter(cand.maxTokens);
+  const pending = new Map<string, BlockStart>();
+  let start: StreamEvent = { type: 'start', id: call.requestId, model: cand.model.id };
+  let startYielded = false;
+  const release = function* (ev: StreamEvent): Generator<StreamEvent> {
+    if (!startYielded) {
+      startYielded = true;
+      yield start;
+    }
+    yield ev;
+  };
+  let outcome: AttemptOutcome;
+  try {
+    const provider = deps.providers[cand.target.provider.type];
+    if (!provider) throw new GatewayError('api_error', `no provider adapter for type ${cand.target.provider.type}`);
+    for await (const raw of provider.stream(call)) {
+      if (raw.type === 'start') {
+        start = { type: 'start', id: raw.id, model: cand.model.id, ...(raw.usage ? { usage: raw.usage } : {}) };
+        continue;
+      }
+      if (raw.type === 'finish') {
+        meter.finish = raw.finish;
+        meter.usage = raw.usage;
+        break;
+      }
+      const ev = withAttemptId(raw, attemptIndex, cand.target);
+      if ((ev.type === 'text-start' || ev.type === 'reasoning-start') && !(ev.type === 'reasoning-start' && ev.redacted !== undefined)) {
+        meter.track(ev);
+        pending.set(ev.id, ev);
+        continue;
+      }
+      if ((ev.type === 'text-end' || ev.type === 'reasoning-end') && pending.has(ev.id)) {
+        // A block that never carried anything: it was never shown, so it is not closed either.
+        pending.delete(ev.id);
+        meter.track(ev);
+        continue;
+      }
+      if (ev.type === 'text-delta' || ev.type === 'reasoning-delta' || ev.type === 'tool-delta') {
+        const piece = ev.type === 'tool-delta' ? ev.json : ev.text;
+        const { text, reached } = meter.admit(ev.id, piece);
+        if (text) {
+          const opener = pending.get(ev.id);
+          if (opener) {
+            pending.delete(ev.id);
+            yield* release(opener);
+          }
+          yield* release(ev.type === 'tool-delta' ? { ...ev, json: text } : { ...ev, text });
+        }
+        if (reached) {
+          yield* closeShown(meter, pending);
+          stop.abort();
+          meter.finish = { unified: 'length', raw: 'gateway_max_tokens' };
+          break;
+        }
+        continue;
+      }
+      if (ev.type === 'reasoning-signature' && pending.has(ev.id)) {
+        yield* release(pending.get(ev.id)!);
+        pending.delete(ev.id);
+      }
+      meter.track(ev);
+      yield* release(ev);
+    }
+    outcome = meter.finish
+      ? { kind: 'finished', finish: meter.finish }
+      : { kind: 'failed', error: new GatewayError('bad_gateway', 'the upstream stream ended without a finish'), emittedOutput: meter.emittedOutput };
+  } catch (e) {
+    outcome = clientSignal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: toGatewayError(e), emittedOutput: meter.emittedOutput };
+  }
+  // Blocks still open that never showed anything are forgotten, so only shown ones get closed.
+  for (const id of pending.keys()) meter.forget(id);
+  return { outcome, meter, start, startYielded };
+}
+
+/** Closes the blocks the client has seen; pending (never shown) blocks are dropped. */
+function* closeShown(meter: OutputMeter, pending: Map<string, BlockStart>): Generator<StreamEvent> {
+  for (const id of pending.keys()) meter.forget(id);
+  pending.clear();
+  yield* closeOpenBlocks(meter);
+}
+
+/** Events that close every open block, for an attempt the gateway ends. */
+export function closeOpenBlocks(meter: OutputMeter): StreamEvent[] {
+  const events = meter.openBlocks().map(([id, kind]) => ({ type: `${kind}-end` as const, id }) as StreamEvent);
+  for (const ev of events) meter.track(ev);
+  return events;
+}
+
+/** Block ids are unique per attempt upstream; prefixing the attempt keeps them unique per stream. */
+function withAttemptId(ev: StreamEvent, attempt: number, target: Target): StreamEvent {
+  // Reasoning is stamped with the provider kind that produced it, so client encoders know where
+  // its signature or encrypted content may go back to (never to another kind).
+  if (ev.type === 'reasoning-start' && !ev.origin) {
+    return { ...ev, id: `${attempt}:${ev.id}`, origin: { provider: target.provider.type, model: target.upstreamModel } };
+  }
+  return 'id' in ev && ev.type !== 'start' ? { ...ev, id: `${attempt}:${ev.id}` } : ev;
+}

@@ -1,0 +1,88 @@
+import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { decodeStreamError } from './decode-error.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A Response's status into the IR finish: `incomplete` says why (the ceiling or the content
+ * filter); a completed response that called a function ends in tool calls.
+ */
+export function decodeFinish(response: Json, sawToolCall: boolean, refused: boolean): Finish {
+  const status = str(response.status);
+  const reason = isObject(response.incomplete_details) ? str(response.incomplete_details.reason) : '';
+  if (status === 'incomplete') {
+    if (reason === 'max_output_tokens') return { unified: 'length', raw: reason };
+    if (reason === 'content_filter') return { unified: 'refusal', raw: reason };
+    return { unified: 'other', raw: reason || status };
+  }
+  if (refused) return { unified: 'refusal', raw: 'refusal' };
+  if (sawToolCall) return { unified: 'tool-calls', raw: status || 'completed' };
+  return { unified: 'stop', raw: status || 'completed' };
+}
+
+/** Responses usage: `input_tokens` includes `cached_tokens`; `output_tokens` includes reasoning. */
+export function decodeUsage(u: unknown): Usage {
+  const usage = emptyUsage();
+  if (!isObject(u)) return usage;
+  const details = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  const cached = num(details.cached_tokens);
+  usage.input.cacheRead = cached;
+  usage.input.noCache = Math.max(0, num(u.input_tokens) - cached);
+  usage.output.total = num(u.output_tokens);
+  const out = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
+  usage.output.reasoning = num(out.reasoning_tokens);
+  return usage;
+}
+
+/** A non-streamed Response -> the IR events a stream of it would have produced. */
+export function decodeResponse(body: unknown): StreamEvent[] {
+  if (!isObject(body)) throw new GatewayError('bad_gateway', 'upstream sent a Response that is not an object');
+  if (body.status === 'failed') throw decodeStreamError({ response: body });
+  if (isObject(body.error)) throw decodeStreamError(body);
+  const out: StreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
+  let n = 0;
+  let sawToolCall = false;
+  let refused = false;
+  for (const item of Array.isArray(body.output) ? body.output : []) {
+    if (!isObject(item)) continue;
+    const id = String(n++);
+    if (item.type === 'reasoning') {
+      const summary = (Array.isArray(item.summary) ? item.summary : []).map((p) => (isObject(p) ? str(p.text) : '')).filter(Boolean);
+      out.push({ type: 'reasoning-start', id });
+      if (summary.length) out.push({ type: 'reasoning-delta', id, text: summary.join('\n\n') });
+      if (str(item.encrypted_content)) out.push({ type: 'reasoning-signature', id, signature: str(item.encrypted_content) });
+      out.push({ type: 'reasoning-end', id });
+    } else if (item.type === 'message') {
+      const parts = Array.isArray(item.content) ? item.content.filter(isObject) : [];
+      if (parts.some((p) => p.type === 'refusal')) refused = true;
+      const text = parts.map((p) => (p.type === 'refusal' ? str(p.refusal) : str(p.text))).join('');
+      out.push({ type: 'text-start', id }, ...(text ? [{ type: 'text-delta' as const, id, text }] : []), { type: 'text-end', id });
+    } else if (item.type === 'function_call') {
+      sawToolCall = true;
+      out.push({ type: 'tool-start', id, toolCallId: str(item.call_id), name: str(item.name) });
+      if (str(item.arguments)) out.push({ type: 'tool-delta', id, json: str(item.arguments) });
+      out.push({ type: 'tool-end', id });
+    }
+  }
+  out.push({ type: 'finish', finish: decodeFinish(body, sawToolCall, refused), usage: decodeUsage(body.usage) });
+  return out;
+}
+
+/** A non-streamed Response -> the whole IR answer. */
+export function collectResponse(body: unknown): Collected {
+  const c = new Collector();
+  for (const ev of decodeResponse(body)) c.push(ev);
+  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

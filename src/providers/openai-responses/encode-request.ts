@@ -1,0 +1,165 @@
+import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
+import type { Target } from '../types.js';
+import { EXT_KEY, RESPONSES_KIND } from './api.js';
+
+type Json = Record<string, unknown>;
+
+export interface EncodedRequest {
+  body: Json;
+  headers: Record<string, string>;
+}
+
+/** Keys the Responses protocol decoder keeps in ext for the gateway itself, never sent as fields. */
+const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice']);
+
+/**
+ * IR Request + Target -> `/responses` body. Always streams and never stores (the gateway keeps no
+ * state, and item ids the client holds are the gateway's, not the upstream's). Unknown client
+ * fields of a Responses client (`text`, `metadata`, `include`, `prompt_cache_key`, ...) are merged
+ * underneath; hosted tools and hosted tool-call items go back as they came.
+ */
+export function encodeRequest(request: Request, target: Target): EncodedRequest {
+  const ext = request.ext[EXT_KEY] ?? {};
+  const body: Json = {};
+  for (const [k, v] of Object.entries(ext)) if (!INTERNAL.has(k)) body[k] = v;
+  body.model = target.upstreamModel;
+  const { instructions, developer } = splitSystem(request.system);
+  if (instructions !== undefined) body.instructions = instructions;
+  body.input = [...developer, ...encodeInput(request.messages, ext.otherItems)];
+  const tools = [...request.tools.map(encodeTool), ...(Array.isArray(ext.hostedTools) ? (ext.hostedTools as Json[]) : [])];
+  if (tools.length > 0) body.tools = tools;
+  const choice = ext.toolChoice ?? encodeToolChoice(request.toolChoice);
+  if (choice !== undefined && (tools.length > 0 || choice === 'none')) body.tool_choice = choice;
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  body.max_output_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  const reasoning = encodeReasoning(request, ext.reasoningEffort);
+  if (reasoning) body.reasoning = reasoning;
+  if (request.reasoning.enabled) body.include = addInclude(body.include, 'reasoning.encrypted_content');
+  if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
+  body.store = false;
+  body.stream = true;
+  return { body, headers: {} };
+}
+
+/** `instructions` (marked by the protocol decoder) stay instructions; other system text is developer input. */
+function splitSystem(system: TextPart[]): { instructions?: string; developer: Json[] } {
+  const fromInstructions = system.filter((p) => p.ext?.[EXT_KEY]?.source === 'instructions');
+  const rest = system.filter((p) => p.ext?.[EXT_KEY]?.source !== 'instructions');
+  // Without a Responses client's own `instructions`, all system text becomes `instructions`.
+  if (fromInstructions.length === 0 && rest.length > 0) return { instructions: rest.map((p) => p.text).join('\n\n'), developer: [] };
+  return {
+    ...(fromInstructions.length ? { instructions: fromInstructions.map((p) => p.text).join('\n\n') } : {}),
+    developer: rest.map((p) => ({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: p.text }] })),
+  };
+}
+
+function encodeInput(messages: Message[], otherItems: unknown): Json[] {
+  const others = Array.isArray(otherItems) ? (otherItems as Array<{ position: number; item: Json }>) : [];
+  const out: Json[] = [];
+  messages.forEach((m, i) => {
+    for (const o of others) if (o.position === i) out.push(o.item);
+    out.push(...encodeMessage(m));
+  });
+  for (const o of others) if (o.position >= messages.length) out.push(o.item);
+  return out;
+}
+
+function encodeMessage(m: Message): Json[] {
+  switch (m.role) {
+    case 'user':
+      return [{ type: 'message', role: 'user', content: m.content.map(encodeUserPart) }];
+    case 'tool':
+      return m.content.map((r) => ({
+        type: 'function_call_output',
+        call_id: r.toolCallId,
+        output: r.content.every((c) => c.type === 'text')
+          ? `${r.isError ? 'Error: ' : ''}${r.content.map((c) => (c as TextPart).text).join('\n')}`
+          : r.content.map(encodeUserPart),
+      }));
+    case 'assistant':
+      return encodeAssistant(m.content);
+  }
+}
+
+function encodeUserPart(p: UserPart): Json {
+  return p.type === 'text' ? { type: 'input_text', text: p.text } : encodeImage(p);
+}
+
+function encodeImage(p: ImagePart): Json {
+  const url = p.source.kind === 'base64' ? `data:${p.source.mediaType};base64,${p.source.data}` : p.source.url;
+  const detail = p.ext?.[EXT_KEY]?.detail ?? p.ext?.['openai-chat']?.detail ?? 'auto';
+  return { type: 'input_image', image_url: url, detail };
+}
+
+/** Consecutive texts form one assistant message item; reasoning and calls are items of their own. */
+function encodeAssistant(parts: AssistantPart[]): Json[] {
+  const out: Json[] = [];
+  let message: Json[] | undefined;
+  for (const p of parts) {
+    if (p.type === 'text') {
+      if (p.text === '') continue;
+      const part = p.ext?.[EXT_KEY]?.refusal ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text };
+      if (!message) out.push({ type: 'message', role: 'assistant', content: (message = []) });
+      message.push(part);
+      continue;
+    }
+    message = undefined;
+    if (p.type === 'tool-call') {
+      out.push({ type: 'function_call', call_id: p.id, name: p.name, arguments: p.arguments.trim() === '' ? '{}' : p.arguments });
+    } else if (p.type === 'reasoning') {
+      const item = encodeReasoningItem(p);
+      if (item) out.push(item);
+    }
+  }
+  return out;
+}
+
+/**
+ * Only this kind's own encrypted reasoning goes back, byte for byte. Without stored responses a
+ * reasoning item needs its encrypted_content, so summary-only or foreign reasoning is dropped.
+ */
+function encodeReasoningItem(p: Extract<AssistantPart, { type: 'reasoning' }>): Json | undefined {
+  if (p.origin?.provider !== RESPONSES_KIND) return undefined;
+  const enc = p.signature ?? p.redacted;
+  if (enc === undefined) return undefined;
+  const parts = p.ext?.[EXT_KEY]?.summaryParts;
+  const texts = Array.isArray(parts) ? (parts as string[]) : p.text === '' ? [] : [p.text];
+  return { type: 'reasoning', summary: texts.map((text) => ({ type: 'summary_text', text })), encrypted_content: enc };
+}
+
+function encodeTool(t: Tool): Json {
+  const extra = t.ext?.[EXT_KEY] ?? {};
+  return {
+    type: 'function',
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    parameters: t.inputSchema,
+    strict: typeof extra.strict === 'boolean' ? extra.strict : false,
+  };
+}
+
+function encodeToolChoice(c: ToolChoice | undefined): unknown {
+  if (!c) return undefined;
+  return c.type === 'tool' ? { type: 'function', name: c.name } : c.type;
+}
+
+/** The client's raw effort when it spoke Responses; else the IR effort (`none` when disabled on request). */
+function encodeReasoning(request: Request, rawEffort: unknown): Json | undefined {
+  const r = request.reasoning;
+  if (!r.enabled) return rawEffort === 'none' ? { effort: 'none' } : undefined;
+  const effort = typeof rawEffort === 'string' && rawEffort !== 'none' ? rawEffort : (r.effort ?? effortForBudget(r.budgetTokens));
+  return { ...(effort ? { effort } : {}), ...(r.summary ? { summary: r.summary } : {}) };
+}
+
+/** A thinking budget (Anthropic-style clients) as the nearest effort. */
+function effortForBudget(budget: number | undefined): string | undefined {
+  if (budget === undefined) return undefined;
+  return budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
+}
+
+function addInclude(include: unknown, key: string): string[] {
+  const list = Array.isArray(include) ? (include as string[]) : [];
+  return list.includes(key) ? list : [...list, key];
+}

@@ -1,0 +1,24 @@
+import type { Provider, ProviderCall } from '../types.js';
+import { streamUpstream } from '../transport/stream-upstream.js';
+import { authHeaders, responsesUrl } from './api.js';
+import { decodeError } from './decode-error.js';
+import { decodeResponse } from './decode-response.js';
+import { decodeResponsesStream, initResponsesStream } from './decode-stream.js';
+import { encodeRequest } from './encode-request.js';
+
+/** Responses-speaking upstreams (`POST /responses`: OpenAI and compatibles). */
+export const openaiResponsesProvider: Provider = {
+  type: 'openai-responses',
+  stream(call: ProviderCall) {
+    const { body, headers } = encodeRequest(call.request, call.target);
+    return streamUpstream(call, {
+      url: responsesUrl(call.target.provider.baseUrl),
+      headers: { ...authHeaders(call.target.provider), ...headers },
+      body,
+      decodeError,
+      decodeStream: decodeResponsesStream,
+      initStream: initResponsesStream,
+      decodeResponse,
+    });
+  },
+};

@@ -1,0 +1,103 @@
+/**
+ * One test per bug the contract fuzzer found, each with the shrunk request it reported.
+ * (The fuzzer itself is contract-fuzz.test.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { fuzzCatalog } from './fuzz-gateway.js';
+
+let fake: FakeUpstream;
+let gw: TestGateway;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  gw = await startTestGateway({ catalog: fuzzCatalog(fake.url) });
+});
+afterAll(async () => {
+  await gw?.close();
+  await fake?.close();
+});
+
+async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const res = await fetch(gw.url + path, { method, headers, body: body === undefined ? undefined : Buffer.from(body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+const json = () => ({ authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' });
+
+describe('contract-fuzz regressions', () => {
+  it('HEAD / ignores a malformed anthropic-version (400 is not documented for headRoot)', async () => {
+    // Shrunk: [badVersionHeader] HEAD / -H 'anthropic-version: 2023-6-1'
+    expect((await send('HEAD', '/', { 'anthropic-version': '2023-6-1' })).status).toBe(200);
+    // The Anthropic routes still refuse it, before authentication.
+    const res = await send('POST', '/v1/messages', { 'anthropic-version': '2023-6-1', 'content-type': 'application/json' }, '{}');
+    expect(res.status).toBe(400);
+    expect(res.json.error.type).toBe('invalid_request_error');
+  });
+
+  it('a deeply nested body is a 400, not a 500 from JSON.stringify on the way upstream', async () => {
+    // Shrunk: [deeplyNested] POST /v1/chat/completions {"model":"fake-gpt",...,"x_deep":{"a":{"a":...20000 levels}}}
+    const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+    const body = `{"model":"fake-gpt","messages":[{"role":"developer","content":[],"name":""}],"max_tokens":1,"x_deep":${deep}}`;
+    const res = await send('POST', '/v1/chat/completions', json(), body);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('nested deeper') });
+    // Nesting a tool schema might legitimately need stays accepted.
+    const ok = `{"model":"fake-gpt","messages":[{"role":"user","content":"hi"}],"max_tokens":1,"x_deep":${'['.repeat(100)}${']'.repeat(100)}}`;
+    expect((await send('POST', '/v1/chat/completions', json(), ok)).status).toBe(200);
+  });
+
+  it('messages: a tool named "" is refused (it came back as a tool_use the official schema rejects)', async () => {
+    // Shrunk: [valid] POST /v1/messages {"model":"local-haiku","messages":[{"role":"user","content":""}],"tools":[{"name":"","description":"","input_schema":{}}],"max_tokens":4,"stream":false}
+    const body = '{"model":"local-haiku","messages":[{"role":"user","content":""}],"tools":[{"name":"","description":"","input_schema":{}}],"max_tokens":4,"stream":false}';
+    const res = await send('POST', '/v1/messages', json(), body);
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+
+  it('responses: an unknown tool_choice type is refused (it was echoed into the response object)', async () => {
+    // Shrunk: [valid] POST /v1/responses {"model":"local-haiku","input":[],"tool_choice":{"type":"","name":""},"max_output_tokens":1,"top_p":0}
+    const res = await send('POST', '/v1/responses', json(), '{"model":"local-haiku","input":[],"tool_choice":{"type":"","name":""},"max_output_tokens":1,"top_p":0}');
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', param: 'tool_choice.type' });
+    const hosted = await send('POST', '/v1/responses', json(), '{"model":"local-haiku","input":"hi","tool_choice":{"type":"web_search_preview"},"max_output_tokens":1}');
+    expect(hosted.status).toBe(200);
+  });
+
+  it('responses: an unknown tool type is refused (it was echoed into the response object)', async () => {
+    // Shrunk: [valid] POST /v1/responses {"model":"local-haiku","input":"","tools":[{"type":""}],"max_output_tokens":1,"metadata":null,"speed":""}
+    const res = await send('POST', '/v1/responses', json(), '{"model":"local-haiku","input":"","tools":[{"type":""}],"max_output_tokens":1,"metadata":null,"speed":""}');
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', param: 'tools.0.type' });
+  });
+
+  it('responses: a reasoning.summary outside auto|concise|detailed is refused (it was echoed)', async () => {
+    // Shrunk: [valid] POST /v1/responses {"model":"local-haiku","input":"","reasoning":{"effort":null,"summary":""},"max_output_tokens":1}
+    const res = await send('POST', '/v1/responses', json(), '{"model":"local-haiku","input":"","reasoning":{"effort":null,"summary":""},"max_output_tokens":1}');
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', param: 'reasoning.summary' });
+  });
+
+  it('admin: amounts beyond 2^53 are a 400 before anything is written (was: account created, then 500)', async () => {
+    // Shrunk: [boundary] POST /admin/accounts {"name":" ","balance":9007199254740992}
+    const admin = { authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' };
+    const before = (await gw.ledger.db.selectFrom('accounts').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+    const res = await send('POST', '/admin/accounts', admin, '{"name":" ","balance":9007199254740992}');
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', param: 'balance' });
+    const after = (await gw.ledger.db.selectFrom('accounts').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+    expect(String(after)).toBe(String(before));
+    // A credit that would carry a balance past 2^53 is refused the same way.
+    const credit = await send('POST', `/admin/accounts/${gw.accountId}/credits`, admin, `{"amount":${Number.MAX_SAFE_INTEGER},"reason":"x"}`);
+    expect(credit.status).toBe(400);
+    expect((await send('GET', '/v1/balance', { authorization: `Bearer ${gw.key}` })).status).toBe(200);
+  });
+
+  it('a warning quoting non-ASCII request text still fits its header (was: 500 invalid header character)', async () => {
+    // Shrunk: [valid] POST /v1/responses {"model":"local-haiku","input":[{"type":"item_reference","id":"Ā"}],"max_output_tokens":1}
+    const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: json(), body: '{"model":"local-haiku","input":[{"type":"item_reference","id":"Ā\\r\\nx"}],"max_output_tokens":1}' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchyard-warnings')).toContain('%C4%80');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The admin CLI as an operator runs it: `node --import tsx src/main.ts <command>` in its own
+ * process, on PostgreSQL in a fresh schema (DATABASE_URL + SWITCHYARD_DB_SCHEMA) when configured,
+ * else on PGlite in a temporary SWITCHYARD_DATA_DIR. Each start costs seconds, so the commands
+ * run as one scenario.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger } from '../../src/ledger/index.js';
+import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const run = promisify(execFile);
+
+describe('switchyard admin CLI', () => {
+  let env: Record<string, string>;
+  let pg: OpenedTarget | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-cli-'));
+    pg = await pgTarget?.open();
+    env = pg ? { DATABASE_URL: pg.databaseUrl!, SWITCHYARD_DB_SCHEMA: pg.schema! } : { DATABASE_URL: '', SWITCHYARD_DATA_DIR: dir };
+  });
+  afterAll(async () => {
+    await pg?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(...args: string[]): Promise<any> {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...env } });
+    return JSON.parse(stdout);
+  }
+  async function cliFails(...args: string[]): Promise<string> {
+    const err = (await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...env } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { code: number; stderr: string } | undefined;
+    expect(err?.code).toBe(1);
+    return err!.stderr;
+  }
+
+  async function together(...jobs: Array<() => Promise<any>>): Promise<any[]> {
+    if (pg) return Promise.all(jobs.map((j) => j()));
+    const out: any[] = [];
+    for (const j of jobs) out.push(await j());
+    return out;
+  }
+
+  it('accounts create|show, keys create|list|revoke, credit and balance', async () => {
+    const account = await cli('accounts', 'create', 'acme', '--balance', '5000');
+    expect(account).toMatchObject({ name: 'acme', balance: '5000', held: '0', available: '5000' });
+    const id = account.id as string;
+
+    // Independent commands run at once on PostgreSQL; PGlite's data directory takes one process at a time.
+    const [created, entry, zeroCredit, missing] = await together(
+      () => cli('keys', 'create', id, '--name', 'ci'),
+      () => cli('credit', id, '2500', '--reason', 'invoice 7'),
+      () => cliFails('credit', id, '0', '--reason', 'nothing'),
+      () => cliFails('balance', 'acct_missing'),
+    );
+    expect(created.key).toMatch(/^sk-sy-/);
+    expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null });
+    expect(entry).toMatchObject({ kind: 'credit', amount: '2500', balanceAfter: '7500', reason: 'invoice 7' });
+    expect(zeroCredit).toContain('must not be zero');
+    expect(missing).toContain('no account acct_missing');
+
+    const [balance, shown, revoked] = await together(
+      () => cli('balance', id),
+      () => cli('accounts', 'show', id),
+      () => cli('keys', 'revoke', created.record.id),
+    );
+    expect(balance).toEqual({ account_id: id, balance: '7500', held: '0', available: '7500', unit: 'nanodollars' });
+    expect(shown).toMatchObject({ id, balance: '7500' });
+    expect(revoked.revokedAt).not.toBeNull();
+    const listed = await cli('keys', 'list', '--account', id);
+    expect(listed).toEqual([expect.objectContaining({ id: created.record.id, revokedAt: revoked.revokedAt })]);
+
+    // What the CLI wrote is the ledger the gateway reads: journaled, exact, and the key is dead.
+    const ledger = pg?.ledger ?? (await openLedger({ dataDir: dir }));
+    try {
+      expect(await ledger.authenticate(created.key)).toBeUndefined();
+      expect((await ledger.ledgerEntries(id)).map((e) => [e.amount, e.reason])).toEqual([[2500n, 'invoice 7'], [5000n, 'initial balance']]);
+      expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+    } finally {
+      if (!pg) await ledger.close();
+    }
+  }, 180_000);
+});

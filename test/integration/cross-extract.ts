@@ -1,0 +1,123 @@
+/**
+ * What an answer says, independent of protocol: text, reasoning text and tool calls. Extracted
+ * once from the upstream transcript file and once from what the client received, so a test can
+ * assert that translation kept the content (the transcripts are parsed here by hand, without the
+ * gateway's decoders, so the comparison is not circular).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Answer, ClientProtocol } from './cross-support.js';
+
+export interface Content {
+  text: string;
+  reasoning: string;
+  tools: Array<{ name: string; args: string }>;
+}
+
+const empty = (): Content => ({ text: '', reasoning: '', tools: [] });
+
+/** Tool arguments compared as parsed JSON (`{}` for nothing or for JSON cut off mid-way). */
+export function canonicalArgs(args: string): string {
+  if (args.trim() === '') return '{}';
+  try {
+    return JSON.stringify(JSON.parse(args));
+  } catch {
+    return '{}';
+  }
+}
+
+function payloads(file: string): any[] {
+  const text = readFileSync(file, 'utf8');
+  const lines = file.endsWith('.sse')
+    ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim())
+    : text.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.filter((l) => l !== '[DONE]').map((l) => JSON.parse(l));
+}
+
+/** The content of an upstream transcript (chat or messages; stream or JSON body). */
+export function transcriptContent(root: string, file: string): Content {
+  const full = path.join(root, file);
+  if (file.endsWith('.json')) {
+    const body = JSON.parse(readFileSync(full, 'utf8'));
+    return file.startsWith('openai-chat') ? chatBody(body) : messageBody(body);
+  }
+  const events = payloads(full);
+  return file.startsWith('openai-chat') ? chatChunks(events) : messageEvents(events);
+}
+
+function chatChunks(chunks: any[]): Content {
+  const c = empty();
+  const tools: Record<number, { name: string; args: string }> = {};
+  for (const chunk of chunks) {
+    const choice = (chunk.choices ?? []).find((x: any) => (x.index ?? 0) === 0);
+    const d = choice?.delta ?? {};
+    c.text += (d.content ?? '') + (d.refusal ?? '');
+    c.reasoning += d.reasoning_content ?? '';
+    for (const tc of d.tool_calls ?? []) {
+      const slot = (tools[tc.index] ??= { name: '', args: '' });
+      slot.name += tc.function?.name ?? '';
+      slot.args += tc.function?.arguments ?? '';
+    }
+  }
+  c.tools = Object.values(tools);
+  return c;
+}
+
+function chatBody(body: any): Content {
+  const m = body.choices?.[0]?.message ?? {};
+  return {
+    // `refusal` on a gateway answer carries Anthropic's stop_details explanation, not content.
+    text: m.content ?? '',
+    reasoning: m.reasoning_content ?? '',
+    tools: (m.tool_calls ?? []).map((t: any) => ({ name: t.function.name, args: t.function.arguments })),
+  };
+}
+
+function messageEvents(events: any[]): Content {
+  const c = empty();
+  const tools: Record<number, { name: string; args: string }> = {};
+  for (const ev of events) {
+    if (ev.type === 'content_block_start' && ev.content_block.type === 'tool_use') tools[ev.index] = { name: ev.content_block.name, args: '' };
+    if (ev.type !== 'content_block_delta') continue;
+    const d = ev.delta;
+    if (d.type === 'text_delta') c.text += d.text;
+    if (d.type === 'thinking_delta') c.reasoning += d.thinking;
+    if (d.type === 'input_json_delta') tools[ev.index].args += d.partial_json;
+  }
+  c.tools = Object.values(tools);
+  return c;
+}
+
+function messageBody(body: any): Content {
+  const c = empty();
+  for (const b of body.content ?? []) {
+    if (b.type === 'text') c.text += b.text;
+    if (b.type === 'thinking') c.reasoning += b.thinking;
+    if (b.type === 'tool_use') c.tools.push({ name: b.name, args: JSON.stringify(b.input) });
+  }
+  return c;
+}
+
+/** The content of what a client received, in its own protocol. */
+export function answerContent(protocol: ClientProtocol, a: Answer): Content {
+  const stream = a.frames.length > 0;
+  if (protocol === 'chat') return stream ? chatChunks(a.frames.map((f) => f.data).filter((d) => d !== '[DONE]')) : chatBody(a.json);
+  if (protocol === 'messages') return stream ? messageEvents(a.frames.map((f) => f.data)) : messageBody(a.json);
+  const response = stream ? a.frames.map((f) => f.data).find((d) => d.type === 'response.completed' || d.type === 'response.incomplete')?.response : a.json;
+  return responseOutput(response ?? {});
+}
+
+function responseOutput(r: any): Content {
+  const c = empty();
+  for (const item of r.output ?? []) {
+    if (item.type === 'message') for (const part of item.content ?? []) c.text += part.text ?? part.refusal ?? '';
+    if (item.type === 'reasoning') c.reasoning += (item.summary ?? []).map((s: any) => s.text).join('');
+    if (item.type === 'function_call') c.tools.push({ name: item.name, args: item.arguments });
+  }
+  return c;
+}
+
+/** Normalised for comparison: tool arguments as canonical JSON. */
+export function comparable(c: Content): Content {
+  return { ...c, tools: c.tools.map((t) => ({ name: t.name, args: canonicalArgs(t.args) })) };
+}

@@ -1,0 +1,93 @@
+/**
+ * Every recorded upstream transcript (OpenAI chat and Anthropic messages) replayed by the fake
+ * upstream through the real gateway, to every client protocol (chat, messages, responses),
+ * streamed and not: the client's answer validates against our spec and the provider's official
+ * schema, carries the transcript's content, and the upstream got the request we expect.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeAgents } from '../../src/providers/transport/index.js';
+import { startFakeUpstream, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { fakeCatalog } from '../support/fake-catalog.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { answerContent, comparable, transcriptContent } from './cross-extract.js';
+import { CLIENT_PROTOCOLS, bodyProblems, loadSpec, normalise, post, sampleBody, streamProblems, type Answer, type ClientProtocol } from './cross-support.js';
+
+const ROOT = transcriptsDir();
+let fake: FakeUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  await loadSpec();
+  gw = await startTestGateway({ catalog: fakeCatalog(fake, { maxRetries: 0 }) });
+});
+afterAll(async () => {
+  await gw?.close();
+  await closeAgents();
+  await fake?.close();
+});
+
+function listTranscripts(folder: string): string[] {
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((f) => (statSync(path.join(d, f)).isDirectory() ? walk(path.join(d, f)) : [path.join(d, f)]));
+  return walk(path.join(ROOT, folder))
+    .map((f) => path.relative(ROOT, f))
+    .filter((f) => !f.endsWith('.request.json'))
+    .sort();
+}
+
+const UPSTREAMS = [
+  { folder: 'openai-chat', model: 'up-openai', upstreamModel: 'gpt-4o-mini', path: '/v1/chat/completions' },
+  { folder: 'anthropic-messages', model: 'up-anthropic', upstreamModel: 'claude-sonnet-4-5', path: '/v1/messages' },
+];
+
+async function replay(file: string, protocol: ClientProtocol, model: string, stream: boolean): Promise<Answer> {
+  fake.reset();
+  fake.script(`transcript:${file}`);
+  return post(gw.url, gw.key, protocol, sampleBody(protocol, model, stream));
+}
+
+/** The frames compactly, one JSON text per frame, for a readable snapshot. */
+const frameLines = (a: Answer) => normalise(a.frames).map((f) => `${f.event ? `${f.event} ` : ''}${JSON.stringify(f.data)}`);
+
+for (const up of UPSTREAMS) {
+  for (const file of listTranscripts(up.folder)) {
+    const status = Number(/error-(\d{3})-/.exec(path.basename(file))?.[1] ?? 200);
+    describe(`${file} via ${up.model}`, () => {
+      for (const protocol of CLIENT_PROTOCOLS) {
+        for (const stream of [true, false]) {
+          it(`${protocol} ${stream ? 'stream' : 'json'}`, async () => {
+            const a = await replay(file, protocol, up.model, stream);
+            // The upstream got one request, in its own protocol, for its own model name.
+            expect(fake.requests).toHaveLength(1);
+            const sent = fake.requests[0];
+            expect(sent.path).toBe(up.path);
+            expect(sent.body).toMatchObject({ model: up.upstreamModel, stream: true });
+            // The client's `stream` flag never reaches the upstream (the gateway always streams), so
+            // one snapshot per client protocol covers both variants.
+            if (stream) expect(sent.body).toMatchSnapshot('upstream body');
+
+            if (status !== 200) {
+              expect(a.status).toBe(status);
+              expect(bodyProblems(protocol, a.status, a.json)).toEqual([]);
+              expect(normalise(a.json)).toMatchSnapshot('error body');
+              return;
+            }
+            expect(a.status, a.text).toBe(200);
+            if (stream) {
+              expect(a.frames.length).toBeGreaterThan(0);
+              expect(streamProblems(protocol, a.frames)).toEqual([]);
+              expect(frameLines(a)).toMatchSnapshot('client stream');
+            } else {
+              expect(bodyProblems(protocol, 200, a.json)).toEqual([]);
+              expect(normalise(a.json)).toMatchSnapshot('client body');
+            }
+            expect(comparable(answerContent(protocol, a))).toEqual(comparable(transcriptContent(ROOT, file)));
+          });
+        }
+      }
+    });
+  }
+}

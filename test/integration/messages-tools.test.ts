@@ -1,0 +1,102 @@
+/**
+ * Tool use on /v1/messages through the official `@anthropic-ai/sdk`: a full round trip (tool_use,
+ * tool_result, answer) with and without streaming. The local models call a tool when the last
+ * user message names it.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bodyErrors, checkMessagesStream, recordingFetch } from '../support/stream-checks.js';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ target: dbTargets.at(-1) });
+});
+afterAll(async () => gw?.close());
+
+function client() {
+  const rec = recordingFetch();
+  return { an: new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 }), rec };
+}
+
+const tools: Anthropic.Tool[] = [
+  {
+    name: 'get_weather',
+    description: 'Current weather of a city',
+    input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
+const ask: Anthropic.MessageParam[] = [{ role: 'user', content: 'Please use get_weather for Paris' }];
+const textOf = (m: Anthropic.Message) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+
+describe('messages: tools', () => {
+  it('answers with a tool_use block and stop_reason tool_use, then answers from the tool_result', async () => {
+    const { an } = client();
+    const first = await an.messages.create({ model: 'local-haiku', max_tokens: 1000, tools, messages: ask });
+    expect(await bodyErrors('createMessage', 200, first)).toEqual([]);
+    expect(first.stop_reason).toBe('tool_use');
+    const use = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
+    expect(use.name).toBe('get_weather');
+    expect(use.id).toBeTruthy();
+    expect(typeof (use.input as { city: unknown }).city).toBe('string');
+
+    const second = await an.messages.create({
+      model: 'local-haiku',
+      max_tokens: 1000,
+      tools,
+      messages: [
+        ...ask,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 24 degrees' }] },
+      ],
+    });
+    expect(await bodyErrors('createMessage', 200, second)).toEqual([]);
+    expect(second.stop_reason).toBe('end_turn');
+    expect(textOf(second)).toContain('Sunny, 24 degrees');
+  });
+
+  it('streams tool input as input_json_delta and works with the SDK stream helper', async () => {
+    const { an, rec } = client();
+    const final = await an.messages.stream({ model: 'local-haiku', max_tokens: 1000, tools, messages: ask }).finalMessage();
+    const wire = await checkMessagesStream(await rec.last().text());
+    expect(wire.stopReason).toBe('tool_use');
+    expect(wire.blocks.map((b) => b.type)).toEqual(['text', 'tool_use']);
+    expect(wire.events.some((e) => e.delta?.type === 'input_json_delta')).toBe(true);
+    // The tool_use block opens with an empty input; the input arrives only as deltas.
+    expect(wire.events.find((e) => e.content_block?.type === 'tool_use').content_block.input).toEqual({});
+    expect(wire.blocks).toEqual(final.content);
+    const use = final.content[1] as Anthropic.ToolUseBlock;
+
+    const answer = await an.messages
+      .stream({
+        model: 'local-haiku',
+        max_tokens: 1000,
+        tools,
+        messages: [
+          ...ask,
+          { role: 'assistant', content: final.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: [{ type: 'text', text: 'Rain all day' }] }] },
+        ],
+      })
+      .finalMessage();
+    const done = await checkMessagesStream(await rec.last().text());
+    expect(done.stopReason).toBe('end_turn');
+    expect(textOf(answer)).toContain('Rain all day');
+  });
+
+  it('reports a failed tool (is_error) in the answer', async () => {
+    const { an } = client();
+    const res = await an.messages.create({
+      model: 'local-haiku',
+      max_tokens: 1000,
+      tools,
+      messages: [
+        ...ask,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: 'service down' }] },
+      ],
+    });
+    expect(res.stop_reason).toBe('end_turn');
+    expect(textOf(res)).toContain('service down');
+  });
+});

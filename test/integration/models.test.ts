@@ -1,0 +1,93 @@
+/**
+ * GET /v1/models and GET /v1/models/{id} through the real gateway with both official SDKs:
+ * OpenAI's list shape by default, Anthropic's when `anthropic-version` is sent, each entry with
+ * the gateway's catalog details. Raw bodies are validated against generated/openapi.yaml.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bodyErrors, recordingFetch } from '../support/stream-checks.js';
+
+let gw: TestGateway;
+const rec = recordingFetch();
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
+});
+afterAll(async () => gw?.close());
+
+const VISIBLE = ['local-sonnet', 'local-haiku', 'local-opus'];
+
+async function lastBody(operationId: string): Promise<any> {
+  const body = JSON.parse(await rec.last().text());
+  expect(await bodyErrors(operationId, 200, body)).toEqual([]);
+  return body;
+}
+
+function expectCatalogDetails(entry: any): void {
+  expect(entry.pricing).toEqual({ input: expect.any(Number), output: expect.any(Number), cache_read: expect.any(Number), cache_write: expect.any(Number), unit: 'nanodollars per token' });
+  expect(entry.context_window).toBe(200_000);
+  expect(entry.max_output_tokens).toBeGreaterThan(0);
+  expect(entry.capabilities).toEqual({ tools: true, reasoning: expect.any(Boolean), images: true });
+  expect(entry).toHaveProperty('fast_variant');
+}
+
+describe('GET /v1/models', () => {
+  it('OpenAI SDK: models.list() in OpenAI shape, hidden models left out', async () => {
+    const ids: string[] = [];
+    for await (const m of openai.models.list()) {
+      expect(m).toMatchObject({ object: 'model', owned_by: 'local', created: 1735689600 });
+      expectCatalogDetails(m);
+      ids.push(m.id);
+    }
+    expect(ids).toEqual(expect.arrayContaining(VISIBLE));
+    expect(ids).not.toContain('local-sonnet-fast');
+    const body = await lastBody('listModels');
+    expect(body.object).toBe('list');
+    const sonnet = body.data.find((m: any) => m.id === 'local-sonnet');
+    expect(sonnet).toMatchObject({ pricing: { input: 3000, output: 15000, cache_read: 300, cache_write: 3750 }, max_output_tokens: 64_000, fast_variant: 'local-sonnet-fast' });
+    expect(body.data.find((m: any) => m.id === 'local-haiku').fast_variant).toBeNull();
+  });
+
+  it('OpenAI SDK: models.retrieve() by id and by alias; unknown is a 404', async () => {
+    const m = await openai.models.retrieve('local-haiku');
+    expect(m).toMatchObject({ id: 'local-haiku', object: 'model', capabilities: { reasoning: false } });
+    await lastBody('getModel');
+    expect((await openai.models.retrieve('local-opus-latest')).id).toBe('local-opus');
+    await expect(openai.models.retrieve('no-such-model')).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+  });
+
+  it('Anthropic SDK: models.list() in Anthropic shape', async () => {
+    const page = await anthropic.models.list();
+    const ids = page.data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(VISIBLE));
+    for (const m of page.data) {
+      expect(m).toMatchObject({ type: 'model', display_name: expect.any(String), created_at: '2025-01-01T00:00:00.000Z' });
+      expectCatalogDetails(m);
+    }
+    const body = await lastBody('listModels');
+    expect(body).toMatchObject({ has_more: false, first_id: ids[0], last_id: ids.at(-1) });
+    expect(body.object).toBeUndefined();
+    expect(body.data.find((m: any) => m.id === 'local-sonnet').display_name).toBe('Local Sonnet');
+  });
+
+  it('Anthropic SDK: models.retrieve(); unknown is a 404 in Anthropic shape', async () => {
+    const m = await anthropic.models.retrieve('local-sonnet');
+    expect(m).toMatchObject({ type: 'model', id: 'local-sonnet', display_name: 'Local Sonnet', fast_variant: 'local-sonnet-fast' });
+    await lastBody('getModel');
+    const err = await anthropic.models.retrieve('no-such-model').catch((e) => e);
+    expect(err.status).toBe(404);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    expect(await bodyErrors('getModel', 404, err.error)).toEqual([]);
+  });
+
+  it('needs a key', async () => {
+    const res = await fetch(`${gw.url}/v1/models`);
+    expect(res.status).toBe(401);
+  });
+});

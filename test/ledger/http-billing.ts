@@ -1,0 +1,68 @@
+/**
+ * Helpers for the billing tests that go through HTTP: the exact hold of a request (the same pure
+ * functions the pipeline calls), response checks against generated/openapi.yaml, and SSE reading.
+ */
+import type { OpenAPIBackend } from 'openapi-backend';
+import { loadApi } from '../../spec/load-api.js';
+import { requestHold } from '../../src/ledger/index.js';
+import type { ProtocolAdapter } from '../../src/protocols/types.js';
+import { planRoute } from '../../src/routing/index.js';
+import type { Catalog } from '../../src/routing/catalog.js';
+import { countRequestTokens } from '../../src/util/tokenizer.js';
+
+/** The hold the gateway places for this body on this protocol, and its input token count. */
+export function holdFor(catalog: Catalog, protocol: ProtocolAdapter<any>, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const req = protocol.decodeRequest(body, headers);
+  const inputTokens = countRequestTokens(req);
+  return { hold: requestHold(inputTokens, planRoute(catalog, req)), inputTokens };
+}
+
+let api: Promise<OpenAPIBackend> | undefined;
+
+/**
+ * Errors of a response body against the operation's schema in the published document, plus
+ * every property the handler sends that the schema does not declare (the document has no
+ * additionalProperties: false, so AJV alone would let an undocumented field through).
+ */
+export async function responseProblems(operationId: string, status: number, body: unknown): Promise<string[]> {
+  const backend = await (api ??= loadApi());
+  const errors = (backend.validateResponse(body, operationId, status).errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  const op = backend.getOperation(operationId) as any;
+  const schema = op?.responses?.[String(status)]?.content?.['application/json']?.schema;
+  if (!schema) return [...errors, `no ${status} schema for ${operationId}`];
+  return [...errors, ...undeclared(schema, body, '')];
+}
+
+function undeclared(schema: any, value: unknown, at: string): string[] {
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (branches) {
+    const results = (branches as any[]).map((b) => undeclared(b, value, at));
+    return results.find((r) => r.length === 0) ?? results[0];
+  }
+  if (Array.isArray(value) && schema.items) return value.flatMap((v, i) => undeclared(schema.items, v, `${at}/${i}`));
+  if (value === null || typeof value !== 'object' || !schema.properties) return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    k in schema.properties ? undeclared(schema.properties[k], v, `${at}/${k}`) : [`${at}/${k} is not in the schema`],
+  );
+}
+
+/** Parsed `data:` payloads of an SSE text (without `[DONE]`). */
+export function ssePayloads(text: string): any[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trim())
+    .filter((d) => d && d !== '[DONE]')
+    .map((d) => JSON.parse(d));
+}
+
+/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The published document as the fuzzer sees it: operations with their methods, parameters and
+ * documented statuses, openapi-backend's response validators (the same compiled AJV the server
+ * uses for requests), and validators for component schemas (SSE events are typed only there).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { OpenAPIBackend } from 'openapi-backend';
+import { parse as parseYaml } from 'yaml';
+
+export const DOCUMENT_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
+
+export type Schema = Record<string, any>;
+
+export interface Parameter {
+  name: string;
+  in: 'header' | 'query' | 'path';
+  required: boolean;
+  schema: Schema;
+}
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  /** Template path from the document (`/v1/models/{model_id}`). */
+  path: string;
+  parameters: Parameter[];
+  /** Request body schema (application/json), when the operation takes one. */
+  body?: Schema;
+  bodyRequired: boolean;
+  /** Documented status codes. */
+  statuses: Set<number>;
+  /** True when a documented 200 offers text/event-stream. */
+  streams: boolean;
+}
+
+export interface Contract {
+  definition: Record<string, any>;
+  operations: Operation[];
+  /** Resolves a local `$ref` (`#/components/schemas/X`). */
+  resolve(schema: Schema): Schema;
+  /** openapi-backend's validator for a JSON body of `status` (empty array = valid). */
+  validateBody(operationId: string, status: number, body: unknown): string[];
+  /** Errors of `value` against `#/components/schemas/<name>` of our document. */
+  validateComponent(name: string, value: unknown): string[];
+  /** Request-body validity (the server's own rules), to count how many generated bodies were valid. */
+  isValidBody(operationId: string, body: unknown): boolean;
+}
+
+export async function loadContract(path = DOCUMENT_PATH): Promise<Contract> {
+  const definition = parseYaml(readFileSync(path, 'utf8')) as Record<string, any>;
+  const backend = new OpenAPIBackend({
+    definition: structuredClone(definition) as any,
+    strict: true,
+    validate: true,
+    ajvOpts: { discriminator: true, formats: { uri: true } as any },
+  });
+  await backend.init();
+  const ajv = new Ajv({ strict: false, discriminator: true, allErrors: false, validateSchema: false, formats: { uri: true } as any });
+  ajv.addSchema({ $id: 'doc', components: definition.components });
+  const compiled = new Map<string, ValidateFunction>();
+  const resolve = (schema: Schema): Schema => {
+    let s = schema;
+    while (s && typeof s.$ref === 'string') s = definition.components.schemas[s.$ref.replace('#/components/schemas/', '')];
+    return s;
+  };
+  return {
+    definition,
+    operations: readOperations(definition),
+    resolve,
+    validateBody(operationId, status, body) {
+      const result = backend.validator.validateResponse(body, operationId, status);
+      return (result.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    },
+    validateComponent(name, value) {
+      let v = compiled.get(name);
+      if (!v) compiled.set(name, (v = ajv.compile({ $ref: `doc#/components/schemas/${name}` })));
+      if (v(value)) return [];
+      return (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    },
+    isValidBody(operationId, body) {
+      const [bodyValidator] = backend.validator.getRequestValidatorsForOperation(operationId) ?? [];
+      return !bodyValidator || Boolean(bodyValidator({ requestBody: body }));
+    },
+  };
+}
+
+function readOperations(definition: Record<string, any>): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries(definition.paths as Record<string, any>)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete', 'head']) {
+      const op = item[method];
+      if (!op?.operationId) continue;
+      const ok = op.responses?.['200']?.content ?? {};
+      ops.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        parameters: (op.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? {} })),
+        body: op.requestBody?.content?.['application/json']?.schema,
+        bodyRequired: Boolean(op.requestBody?.required),
+        statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
+        streams: 'text/event-stream' in ok,
+      });
+    }
+  }
+  return ops;
+}
