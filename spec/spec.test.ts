@@ -87,6 +87,8 @@ describe('valid requests pass', () => {
     ['messages thinking:true + fallbacks:["m"]', messages({ thinking: true, fallbacks: ['m'], max_tokens: 10 })],
     ['messages fallbacks:[{model}] and []', messages({ fallbacks: [{ model: 'm' }], thinking: { type: 'enabled', budget_tokens: 1024 } })],
     ['messages fallbacks:[]', messages({ fallbacks: [] })],
+    // Real clients send one; the decoder moves it to the system prompt.
+    ['messages system role turn', messages({ messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] })],
     ['messages unknown extra fields', messages({ cache_control: { type: 'ephemeral' }, output_config: { effort: 'high' }, mcp_servers: [] })],
     ['messages vendor-version + beta', messages({}, { 'vendor-version': '2023-06-01', 'anthropic-beta': 'fast-mode-2026-02-01' })],
     [
@@ -154,7 +156,7 @@ describe('invalid requests fail, naming the field', () => {
     ['messages temperature above 1', messages({ temperature: 1.5 }), '/requestBody/temperature'],
     ['messages anthropic-version "yesterday"', messages({}, { 'anthropic-version': 'yesterday' }), '/header/anthropic-version'],
     ['messages vendor-version "v1"', messages({}, { 'vendor-version': 'v1' }), '/header/vendor-version'],
-    ['messages system role turn', messages({ messages: [{ role: 'system', content: 'x' }] }), '/requestBody/messages/0/role'],
+    ['messages unknown role turn', messages({ messages: [{ role: 'tool', content: 'x' }] }), '/requestBody/messages/0/role'],
     ['messages unknown block type', messages({ messages: [{ role: 'user', content: [{ type: 'hologram' }] }] }), '/requestBody/messages/0/content/0'],
     ['messages tool_use without id', messages({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 't', input: {} }] }] }), '/requestBody/messages/0/content/0'],
     ['messages bad tool_choice', messages({ tool_choice: { type: 'sometimes' } }), '/requestBody/tool_choice/type'],

@@ -16,19 +16,25 @@ describe('writeFrames', () => {
     expect(formatFrame({ data: '[DONE]' })).toBe('data: [DONE]\n\n');
   });
 
-  it('after a disconnect, drains the frames (so the run ends itself and settles) without writing them', async () => {
+  it('after a disconnect, stops writing and closes the frame generator (which ends the run)', async () => {
     const res = fakeResponse();
     const abort = new AbortController();
+    let closed = false;
     let ranToEnd = false;
     async function* frames(): AsyncGenerator<SseFrame> {
-      yield { data: '1' };
-      abort.abort(); // the client goes away while the run is mid-stream
-      yield { data: '2' };
-      yield { data: '3' };
-      ranToEnd = true;
+      try {
+        yield { data: '1' };
+        abort.abort(); // the client goes away while the run is mid-stream
+        yield { data: '2' };
+        yield { data: '3' };
+        ranToEnd = true;
+      } finally {
+        closed = true;
+      }
     }
     await writeFrames(res as any, frames(), abort.signal);
     expect(res.written).toEqual(['data: 1\n\n']);
-    expect(ranToEnd).toBe(true);
+    expect(ranToEnd).toBe(false);
+    expect(closed).toBe(true);
   });
 });

@@ -8,15 +8,13 @@ export function formatFrame(frame: SseFrame): string {
 }
 
 /**
- * Writes frames until they end. Once the client is gone (`signal` aborted or the response
- * destroyed) frames are still pulled, and dropped, until the generator ends by itself: the
- * pipeline sees the same signal, stops generating at its next step and settles what was
- * produced. Returning the generator early instead would end the run at an arbitrary `yield`,
- * where the attempt in flight has not been metered into a charge yet (it would go unbilled).
+ * Writes frames until they end or the client goes away. Leaving the loop early closes the frame
+ * generator, which closes the pipeline's run: it aborts the upstream and bills what the attempt
+ * in flight produced (see run-completion.ts).
  */
 export async function writeFrames(res: Pick<ServerResponse, 'write' | 'destroyed' | 'once'>, frames: AsyncIterable<SseFrame>, signal: AbortSignal): Promise<void> {
   for await (const frame of frames) {
-    if (signal.aborted || res.destroyed) continue;
+    if (signal.aborted || res.destroyed) return;
     if (!res.write(formatFrame(frame))) {
       await Promise.race([once(res as ServerResponse, 'drain'), once(res as ServerResponse, 'close')]);
     }

@@ -1,6 +1,6 @@
 import { GatewayError, toGatewayError, type StreamEvent } from '../ir/index.js';
 import type { AttemptOutcome, Candidate } from '../routing/index.js';
-import { OutputMeter } from './meter-output.js';
+import type { OutputMeter } from './meter-output.js';
 import type { ProviderCall, Target } from '../providers/types.js';
 import type { PipelineDeps } from './types.js';
 
@@ -29,8 +29,9 @@ export async function* runAttempt(
   attemptIndex: number,
   clientSignal: AbortSignal,
   stop: AbortController,
+  /** Owned by the caller, so an attempt whose consumer stops early can still be billed. */
+  meter: OutputMeter,
 ): AsyncGenerator<StreamEvent, AttemptResult> {
-  const meter = new OutputMeter(cand.maxTokens);
   const pending = new Map<string, BlockStart>();
   let start: StreamEvent = { type: 'start', id: call.requestId, model: cand.model.id };
   let startYielded = false;

@@ -19,7 +19,7 @@ import {
 import type { ProviderCall } from '../providers/types.js';
 import { countRequestTokens } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
-import { billableUsage } from './meter-output.js';
+import { billableUsage, OutputMeter } from './meter-output.js';
 import { closeOpenBlocks, runAttempt, type AttemptResult } from './run-attempt.js';
 import type { CallContext, PipelineDeps, RunSummary } from './types.js';
 
@@ -70,11 +70,16 @@ async function* runAttempts(
   const charges: Charge[] = [];
   const fallbacks: StreamEvent[] = [];
   let startSent = false;
+  // The attempt under way; when the consumer stops early (client gone) it is billed in `finally`.
+  let inFlight: { cand: Candidate; meter: OutputMeter; stop: AbortController; attempt?: AsyncGenerator<StreamEvent, AttemptResult> } | undefined;
   try {
     for (let i = 0; i < candidates.length; i++) {
       const cand = candidates[i];
       const stop = new AbortController();
-      const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, i, ctx.signal, stop);
+      const meter = new OutputMeter(cand.maxTokens);
+      inFlight = { cand, meter, stop };
+      const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, i, ctx.signal, stop, meter);
+      inFlight.attempt = attempt;
       const buffered: StreamEvent[] = [];
       let step = await attempt.next();
       for (; !step.done; step = await attempt.next()) {
@@ -91,11 +96,9 @@ async function* runAttempts(
         }
       }
       const result: AttemptResult = step.value;
-      const { outcome, meter } = result;
-      const usage = outcome.kind === 'failed' && !meter.emittedOutput && !meter.usage ? emptyUsage() : billableUsage(meter, summary.inputTokens);
-      if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0) {
-        charges.push({ model: cand.model.id, usage, cost: costOf(usage, cand.price) });
-      }
+      const { outcome } = result;
+      inFlight = undefined;
+      chargeAttempt(charges, summary, cand, meter, outcome.kind === 'failed');
       const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
       summary.attempts.push(attemptRecord(cand, outcome));
       summary.servedModel = cand.model.id;
@@ -129,8 +132,27 @@ async function* runAttempts(
     summary.status = ctx.signal.aborted ? 'cancelled' : 'error';
     throw e;
   } finally {
+    if (inFlight) {
+      // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
+      inFlight.stop.abort();
+      await inFlight.attempt?.return(undefined as never).catch(() => undefined);
+      chargeAttempt(charges, summary, inFlight.cand, inFlight.meter, false);
+      summary.attempts.push({ model: inFlight.cand.model.id, outcome: 'error', reason: 'client disconnected' });
+    }
     if (!summary.status) summary.status = 'cancelled';
     await settle(deps, ctx, req, summary, charges, deps.now() - started);
+  }
+}
+
+/**
+ * Adds an attempt's charge: the upstream's usage where it reported it, else the tokenizer over
+ * what was produced. An attempt that failed before producing anything costs nothing.
+ */
+function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, meter: OutputMeter, failed: boolean): void {
+  if (failed && !meter.emittedOutput && !meter.usage) return;
+  const usage = billableUsage(meter, summary.inputTokens);
+  if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0) {
+    charges.push({ model: cand.model.id, usage, cost: costOf(usage, cand.price) });
   }
 }
 
