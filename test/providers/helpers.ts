@@ -1,7 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { Collector, type Request, type StreamEvent } from '../../src/ir/index.js';
 import type { Provider, ProviderCall, ProviderConfig, Target } from '../../src/providers/types.js';
 
-export const TRANSCRIPTS = '/work/shared/reference/transcripts';
+/** The recorded transcripts, in shared/ beside the repository (as CI lays it out). */
+export const TRANSCRIPTS = fileURLToPath(new URL('../../../shared/reference/transcripts', import.meta.url));
 
 export function baseRequest(over: Partial<Request> = {}): Request {
   return {

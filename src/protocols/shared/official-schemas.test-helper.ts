@@ -1,6 +1,6 @@
 /**
  * Test-only: validate values against the vendors' official OpenAPI schemas in
- * /work/shared/reference (OpenAI: openai-openapi.yaml, Anthropic: anthropic-openapi.json).
+ * shared/reference beside the repository (OpenAI: openai-openapi.yaml, Anthropic: anthropic-openapi.json).
  *
  * Both documents need light normalisation before a JSON Schema 2020-12 validator accepts them:
  * - OpenAI still writes 3.0-style `nullable: true` in places; it becomes a `null` alternative.
