@@ -52,9 +52,11 @@ export async function* runAttempt(
         continue;
       }
       if (raw.type === 'finish') {
+        // Not `break`: reading the upstream body to its end lets its keep-alive connection go
+        // back to the pool (closing it early costs a new connection per request).
         meter.finish = raw.finish;
         meter.usage = raw.usage;
-        break;
+        continue;
       }
       const ev = withAttemptId(raw, attemptIndex, cand.target);
       if ((ev.type === 'text-start' || ev.type === 'reasoning-start') && !(ev.type === 'reasoning-start' && ev.redacted !== undefined)) {
