@@ -51,7 +51,8 @@ function chatChunks(chunks: any[]): Content {
   for (const chunk of chunks) {
     const choice = (chunk.choices ?? []).find((x: any) => (x.index ?? 0) === 0);
     const d = choice?.delta ?? {};
-    c.text += (d.content ?? '') + (d.refusal ?? '');
+    // `refusal` is the refusal's explanation (carried as the finish's details), not answer text.
+    c.text += d.content ?? '';
     c.reasoning += d.reasoning_content ?? '';
     for (const tc of d.tool_calls ?? []) {
       const slot = (tools[tc.index] ??= { name: '', args: '' });
@@ -66,7 +67,8 @@ function chatChunks(chunks: any[]): Content {
 function chatBody(body: any): Content {
   const m = body.choices?.[0]?.message ?? {};
   return {
-    // `refusal` on a gateway answer carries Anthropic's stop_details explanation, not content.
+    // `refusal` carries the refusal's explanation (OpenAI's refusal text, Anthropic's
+    // stop_details), not content.
     text: m.content ?? '',
     reasoning: m.reasoning_content ?? '',
     tools: (m.tool_calls ?? []).map((t: any) => ({ name: t.function.name, args: t.function.arguments })),

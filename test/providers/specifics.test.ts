@@ -107,10 +107,15 @@ describe('openai stream specifics', () => {
     expect(c.usage).toEqual({ input: { noCache: 6, cacheRead: 0, cacheWrite: 0 }, output: { total: 212, reasoning: 198 } });
   });
 
-  it('maps a streamed refusal to finish refusal', async () => {
+  it('maps a streamed refusal to finish refusal, its text as the explanation (not answer text)', async () => {
     const c = collect(await replayOpenai('stream-refusal.sse'));
-    expect(c.finish).toEqual({ unified: 'refusal', raw: 'stop' });
-    expect(c.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining("I'm sorry") });
+    expect(c.finish).toEqual({
+      unified: 'refusal',
+      raw: 'stop',
+      details: { type: 'refusal', category: null, explanation: "I'm sorry, I can't assist with that request." },
+    });
+    // No output block: a refusal before output stays invisible when the gateway falls back.
+    expect(c.content).toEqual([]);
   });
 
   it('finishes with length and exact usage', async () => {

@@ -90,12 +90,16 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         s.model = ev.to;
         emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason } } });
         break;
-      case 'finish':
+      case 'finish': {
+        // A refusal's explanation goes out as OpenAI streams it: `delta.refusal`.
+        const explanation = ev.finish.details?.explanation;
+        if (ev.finish.unified === 'refusal' && typeof explanation === 'string' && explanation) emit({ refusal: explanation });
         emit({}, {}, chatFinishReason(ev.finish.unified));
         if (s.includeUsage) out.push(frame({ ...head(s), choices: [], usage: chatUsage(ev.usage) }));
         out.push(DONE);
         s.done = true;
         break;
+      }
       case 'error':
         out.push(frame(chatErrorObject(ev.error)), DONE);
         s.done = true;

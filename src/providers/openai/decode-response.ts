@@ -3,9 +3,15 @@ import { OPENAI_KIND } from './api.js';
 
 type Json = Record<string, unknown>;
 
-/** Chat `finish_reason` -> IR finish. A streamed or returned `refusal` turns any reason into a refusal. */
-export function decodeFinish(raw: string | undefined, refused: boolean): Finish {
-  if (refused) return { unified: 'refusal', ...(raw ? { raw } : {}) };
+/**
+ * Chat `finish_reason` -> IR finish. A streamed or returned `refusal` turns any reason into a
+ * refusal; its text is the refusal's explanation (like Anthropic's `stop_details`), not answer
+ * text, so a refusal before any output can fall back without the client seeing it.
+ */
+export function decodeFinish(raw: string | undefined, refusal: string | undefined): Finish {
+  if (refusal !== undefined) {
+    return { unified: 'refusal', ...(raw ? { raw } : {}), details: { type: 'refusal', category: null, explanation: refusal } };
+  }
   switch (raw) {
     case 'stop':
       return { unified: 'stop', raw };
@@ -61,7 +67,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
     out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(str(body.model) || undefined) }, { type: 'reasoning-delta', id, text: msg.reasoning_content }, { type: 'reasoning-end', id });
   }
   const refusal = typeof msg.refusal === 'string' && msg.refusal ? msg.refusal : undefined;
-  const text = typeof msg.content === 'string' && msg.content ? msg.content : refusal;
+  const text = typeof msg.content === 'string' && msg.content ? msg.content : undefined;
   if (text) {
     const id = String(n++);
     out.push({ type: 'text-start', id }, { type: 'text-delta', id, text }, { type: 'text-end', id });
@@ -75,7 +81,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
     out.push({ type: 'tool-end', id });
   }
   const raw = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
-  out.push({ type: 'finish', finish: decodeFinish(raw, refusal !== undefined), usage: decodeUsage(body.usage) });
+  out.push({ type: 'finish', finish: decodeFinish(raw, refusal), usage: decodeUsage(body.usage) });
   return out;
 }
 

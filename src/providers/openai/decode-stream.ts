@@ -24,7 +24,8 @@ export interface ChatStreamState {
   /** Tool calls by their `index` on the wire. */
   tools: Record<number, ToolSlot>;
   finishRaw?: string;
-  refused: boolean;
+  /** Refusal text streamed so far (`delta.refusal`); undefined while the model has not refused. */
+  refusal?: string;
   usage?: Usage;
   done: boolean;
   /** The upstream model from the first chunk, stamped on reasoning origins. */
@@ -32,7 +33,7 @@ export interface ChatStreamState {
 }
 
 export function initChatStream(): ChatStreamState {
-  return { started: false, nextId: 0, tools: {}, refused: false, done: false };
+  return { started: false, nextId: 0, tools: {}, done: false };
 }
 
 /**
@@ -73,8 +74,7 @@ function stepChoice(s: ChatStreamState, choice: Json, out: StreamEvent[]): void 
   if (content) emitFlat(s, 'text', content, out);
   const refusal = str(delta.refusal);
   if (refusal) {
-    s.refused = true;
-    emitFlat(s, 'text', refusal, out);
+    s.refusal = (s.refusal ?? '') + refusal;
   }
   if (Array.isArray(delta.tool_calls)) {
     delta.tool_calls.forEach((tc, position) => {
@@ -150,7 +150,7 @@ function finishStream(s: ChatStreamState): [ChatStreamState, StreamEvent[]] {
   if (!s.started) startStream(s, {}, out);
   closeAll(s, out);
   s.done = true;
-  out.push({ type: 'finish', finish: decodeFinish(s.finishRaw, s.refused), usage: s.usage ?? emptyUsage() });
+  out.push({ type: 'finish', finish: decodeFinish(s.finishRaw, s.refusal), usage: s.usage ?? emptyUsage() });
   return [s, out];
 }
 
