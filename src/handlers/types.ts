@@ -18,6 +18,7 @@ export interface HandlerInput {
 export type HandlerResult =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'sse'; frames: AsyncGenerator<SseFrame>; headers?: Record<string, string> }
-  | { kind: 'empty'; status: number; headers?: Record<string, string> };
+  | { kind: 'empty'; status: number; headers?: Record<string, string> }
+  | { kind: 'text'; status: number; body: string; contentType: string; headers?: Record<string, string> };
 
 export type Handler = (input: HandlerInput) => Promise<HandlerResult>;

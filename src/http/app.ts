@@ -9,6 +9,7 @@ import type { ProtocolAdapter } from '../protocols/types.js';
 import type { ApiDocument } from './openapi-document.js';
 import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
 import { writeFrames } from './sse-writer.js';
+import * as metrics from '../util/metrics.js';
 
 export interface AppOptions extends RouteDeps {
   api: ApiDocument;
@@ -22,6 +23,8 @@ export interface AppOptions extends RouteDeps {
 interface State {
   requestId: string;
   protocol: ProtocolAdapter<any>;
+  /** The matched operation, for metrics ('unrouted' when none matched). */
+  operationId?: string;
 }
 
 const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
@@ -54,6 +57,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     ctx.state.protocol = protocolForPath(ctx.path, ctx.headers as Record<string, string | undefined>);
     ctx.set('x-request-id', ctx.state.requestId);
     if (ctx.state.protocol.name === 'anthropic-messages') ctx.set('request-id', ctx.state.requestId);
+    const endTimer = metrics.httpDuration.startTimer();
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
@@ -62,6 +66,9 @@ export function createApp(opts: AppOptions): Koa<State> {
     } catch (e) {
       renderError(ctx, ctx.state.protocol, httpError(e), opts.log);
     }
+    const operation = ctx.state.operationId ?? 'unrouted';
+    endTimer({ operation });
+    metrics.httpRequests.inc({ operation, status: String(ctx.respond === false ? ctx.res.statusCode : ctx.status) });
   });
 
   app.use(
@@ -84,6 +91,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     const method = route.method as 'get' | 'post' | 'delete' | 'head';
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocol;
+      ctx.state.operationId = route.operationId;
       const input = await prepareInput(ctx, route.operationId, spec, opts);
       await respond(ctx, await spec.handler(input), input.signal);
     });
@@ -147,6 +155,12 @@ async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResu
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   if (result.kind === 'json') {
     ctx.status = result.status;
+    ctx.body = result.body;
+    return;
+  }
+  if (result.kind === 'text') {
+    ctx.status = result.status;
+    ctx.type = result.contentType;
     ctx.body = result.body;
     return;
   }

@@ -2,6 +2,7 @@ import * as accounts from '../handlers/accounts.js';
 import { handleCompletion } from '../handlers/complete.js';
 import { countTokens } from '../handlers/count-tokens.js';
 import * as keys from '../handlers/keys.js';
+import { getMetrics } from '../handlers/metrics.js';
 import { getModel, listModels } from '../handlers/models.js';
 import type { Handler } from '../handlers/types.js';
 import type { Ledger } from '../ledger/index.js';
@@ -49,6 +50,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
     getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },
+    getMetrics: { handler: getMetrics, protocol: openaiChat, auth: 'none' },
     headRoot: { handler: async () => ({ kind: 'empty', status: 200 }), protocol: openaiChat, auth: 'none' },
   };
 }

@@ -17,6 +17,7 @@ import {
   type Candidate,
 } from '../routing/index.js';
 import type { ProviderCall } from '../providers/types.js';
+import * as metrics from '../util/metrics.js';
 import { countRequestTokens } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
 import { billableUsage, OutputMeter } from './meter-output.js';
@@ -144,6 +145,16 @@ async function* runAttempts(
   }
 }
 
+function recordMetrics(summary: RunSummary, charges: Charge[]): void {
+  for (const a of summary.attempts) metrics.attempts.inc({ model: a.model, outcome: a.outcome });
+  for (const c of charges) {
+    const u = c.usage;
+    const kinds = { input: u.input.noCache, cache_read: u.input.cacheRead, cache_write: u.input.cacheWrite, output: u.output.total, reasoning: u.output.reasoning };
+    for (const [kind, n] of Object.entries(kinds)) if (n > 0) metrics.tokens.inc({ model: c.model, kind }, n);
+    metrics.costNanodollars.inc({ model: c.model }, Number(c.cost));
+  }
+}
+
 /**
  * Adds an attempt's charge: the upstream's usage where it reported it, else the tokenizer over
  * what was produced. An attempt that failed before producing anything costs nothing.
@@ -193,6 +204,7 @@ function attemptRecord(cand: Candidate, outcome: AttemptOutcome): Attempt {
 async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summary: RunSummary, charges: Charge[], latencyMs: number) {
   summary.usage = charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage());
   summary.cost = charges.reduce((acc, c) => acc + c.cost, 0n);
+  recordMetrics(summary, charges);
   try {
     await deps.ledger.settle({
       requestId: ctx.requestId,

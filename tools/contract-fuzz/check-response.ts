@@ -42,6 +42,9 @@ export function checkResponse(contract: Contract, op: Operation, req: FuzzReques
     return problems;
   }
   if (res.status === 200 && protocol && wantsStream(req)) problems.push('stream: true but the answer is not text/event-stream');
+  if (res.status === 200 && op.textTypes.some((t) => sameMediaType(t, res.contentType))) {
+    return res.text.length > 0 ? problems : [...problems, `empty ${res.contentType} body`];
+  }
   if (!res.contentType.startsWith('application/json')) return [...problems, `content-type ${res.contentType || '(none)'} is not application/json`];
   let body: any;
   try {
@@ -71,4 +74,9 @@ export function checkErrorShape(protocol: 'openai' | 'anthropic' | 'either', bod
   }
   const ok = str(e?.message) && str(e?.type) && 'param' in (e ?? {}) && 'code' in (e ?? {});
   return ok ? [] : [`not an OpenAI error body: ${JSON.stringify(body).slice(0, 200)}`];
+}
+
+/** `text/plain; version=0.0.4; charset=utf-8` matches `text/plain; charset=utf-8; version=0.0.4`. */
+function sameMediaType(documented: string, actual: string): boolean {
+  return documented.split(';')[0].trim() === actual.split(';')[0].trim();
 }

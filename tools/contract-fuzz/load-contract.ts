@@ -33,6 +33,8 @@ export interface Operation {
   statuses: Set<number>;
   /** True when a documented 200 offers text/event-stream. */
   streams: boolean;
+  /** Media types a documented 200 offers besides JSON and SSE (e.g. the metrics' text/plain). */
+  textTypes: string[];
 }
 
 export interface Contract {
@@ -102,6 +104,7 @@ function readOperations(definition: Record<string, any>): Operation[] {
         bodyRequired: Boolean(op.requestBody?.required),
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
         streams: 'text/event-stream' in ok,
+        textTypes: Object.keys(ok).filter((t) => t.startsWith('text/') && t !== 'text/event-stream'),
       });
     }
   }

@@ -1,0 +1,44 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics (prom-client), served at GET /metrics. One registry per process: several
+ * gateways in one process (tests) share it, which is what a scrape of that process should see.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'switchyard_' });
+
+export const httpRequests = new Counter({
+  name: 'switchyard_http_requests_total',
+  help: 'HTTP requests by operation and status.',
+  labelNames: ['operation', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'switchyard_http_request_duration_seconds',
+  help: 'Time from request to the last byte of the response (whole stream for SSE).',
+  labelNames: ['operation'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers: [metricsRegistry],
+});
+
+export const attempts = new Counter({
+  name: 'switchyard_attempts_total',
+  help: 'Upstream attempts by model and outcome (ok, refusal, error).',
+  labelNames: ['model', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const tokens = new Counter({
+  name: 'switchyard_tokens_total',
+  help: 'Billed tokens by model and kind (input, cache_read, cache_write, output, reasoning).',
+  labelNames: ['model', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const costNanodollars = new Counter({
+  name: 'switchyard_cost_nanodollars_total',
+  help: 'Priced cost of billed attempts, in nanodollars (before the hold cap).',
+  labelNames: ['model'] as const,
+  registers: [metricsRegistry],
+});
