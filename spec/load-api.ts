@@ -1,3 +1,4 @@
+import { AJV_OPTIONS } from '../src/http/openapi-document.js';
 // Test helper: the generated document loaded exactly as the server loads it.
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, ValidationContext } from 'openapi-backend';
@@ -14,7 +15,7 @@ export async function loadApi(): Promise<OpenAPIBackend> {
     definition: readDocument() as any,
     strict: true,
     quick: false,
-    ajvOpts: { discriminator: true, formats: { uri: true } },
+    ajvOpts: AJV_OPTIONS as any,
   });
   await api.init();
   return api;

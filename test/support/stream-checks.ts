@@ -1,3 +1,4 @@
+import { AJV_OPTIONS } from '../../src/http/openapi-document.js';
 /**
  * Test-only: checks what the gateway puts on the wire against generated/openapi.yaml and the
  * interface spec. Bodies are validated with openapi-backend's response validators (by
@@ -22,7 +23,7 @@ async function api(): Promise<OpenAPIBackend> {
       definition: parseYaml(readFileSync(DOCUMENT_PATH, 'utf8')),
       strict: true,
       quick: true,
-      ajvOpts: { discriminator: true, formats: { uri: true } as any },
+      ajvOpts: AJV_OPTIONS as any,
     });
     await b.init();
     return b;

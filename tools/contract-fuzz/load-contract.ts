@@ -1,3 +1,4 @@
+import { AJV_OPTIONS } from '../../src/http/openapi-document.js';
 /**
  * The published document as the fuzzer sees it: operations with their methods, parameters and
  * documented statuses, openapi-backend's response validators (the same compiled AJV the server
@@ -56,10 +57,10 @@ export async function loadContract(path = DOCUMENT_PATH): Promise<Contract> {
     definition: structuredClone(definition) as any,
     strict: true,
     validate: true,
-    ajvOpts: { discriminator: true, formats: { uri: true } as any },
+    ajvOpts: AJV_OPTIONS as any,
   });
   await backend.init();
-  const ajv = new Ajv({ strict: false, discriminator: true, allErrors: false, validateSchema: false, formats: { uri: true } as any });
+  const ajv = new Ajv({ ...AJV_OPTIONS, strict: false, allErrors: false, validateSchema: false } as any);
   ajv.addSchema({ $id: 'doc', components: definition.components });
   const compiled = new Map<string, ValidateFunction>();
   const resolve = (schema: Schema): Schema => {
