@@ -11,7 +11,7 @@ beforeAll(async () => {
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger',
   'adminGetUsage', 'adminListKeys', 'adminRevokeKey', 'countMessageTokens', 'createChatCompletion',
-  'createMessage', 'createResponse', 'getBalance', 'getModel', 'getOpenApiDocument', 'getRoot',
+  'createMessage', 'createResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getRoot',
   'headRoot', 'listModels',
 ];
 
