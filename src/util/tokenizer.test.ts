@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { baseRequest } from '../../test/support/ir-fixtures.js';
 import type { Request } from '../ir/index.js';
 import {
   IMAGE_TOKENS,
@@ -14,21 +15,7 @@ import {
 } from './tokenizer.js';
 
 function request(over: Partial<Request> = {}): Request {
-  return {
-    model: 'm',
-    system: [],
-    messages: [],
-    tools: [],
-    maxTokens: 100,
-    maxTokensDefaulted: false,
-    stream: true,
-    reasoning: { enabled: false },
-    fast: false,
-    fallbacks: 'default',
-    ext: {},
-    passHeaders: {},
-    ...over,
-  };
+  return baseRequest({ model: 'm', messages: [], maxTokens: 100, ...over });
 }
 
 describe('countTokens / encodeText / decodeTokens', () => {

@@ -1,27 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Collector, type Request, type StreamEvent } from '../../src/ir/index.js';
 import type { Provider, ProviderCall, ProviderConfig, Target } from '../../src/providers/types.js';
+import { baseRequest } from '../support/ir-fixtures.js';
+
+export { baseRequest };
 
 /** The recorded transcripts, in shared/ beside the repository (as CI lays it out). */
 export const TRANSCRIPTS = fileURLToPath(new URL('../../../shared/reference/transcripts', import.meta.url));
 
-export function baseRequest(over: Partial<Request> = {}): Request {
-  return {
-    model: 'test-model',
-    system: [],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
-    tools: [],
-    maxTokens: 1024,
-    maxTokensDefaulted: false,
-    stream: true,
-    reasoning: { enabled: false },
-    fast: false,
-    fallbacks: 'default',
-    ext: {},
-    passHeaders: {},
-    ...over,
-  };
-}
 
 let seq = 0;
 

@@ -109,13 +109,3 @@ export function decodeFast(body: Json): boolean {
   return body.fast === true || body.speed === 'fast';
 }
 
-/** `"default"` (also when omitted), or an array of model ids or `{model}` objects. */
-export function decodeFallbacks(v: unknown): Fallbacks {
-  if (v === undefined || v === null || v === 'default') return 'default';
-  if (!Array.isArray(v)) throw invalid('fallbacks must be "default" or an array of model ids', 'fallbacks');
-  return v.map((f, i) => {
-    if (typeof f === 'string' && f !== '') return f;
-    if (isObj(f) && typeof f.model === 'string' && f.model !== '') return f.model;
-    throw invalid('each fallback must be a model id or {model}', `fallbacks.${i}`);
-  });
-}

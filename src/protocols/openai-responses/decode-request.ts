@@ -1,7 +1,8 @@
 import { invalid, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
 import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
-import { decodeFallbacks, decodeFast, decodeReasoning } from './decode-options.js';
+import { decodeFallbacks } from '../shared/decode-options.js';
+import { decodeFast, decodeReasoning } from './decode-options.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

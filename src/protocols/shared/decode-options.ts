@@ -71,7 +71,8 @@ function decodeThinking(t: unknown): Reasoning {
   }
 }
 
-function decodeFallbacks(f: unknown): Fallbacks {
+/** `fallbacks`: omitted or "default" -> the catalog chain; an array of ids or `{model}` objects; `[]` none. */
+export function decodeFallbacks(f: unknown): Fallbacks {
   if (f === undefined || f === null || f === 'default') return 'default';
   if (!Array.isArray(f)) throw invalid('fallbacks must be "default" or an array of model ids', 'fallbacks');
   return f.map((item, i) => {

@@ -1,4 +1,5 @@
 /** Test-only builders for encoder inputs. */
+import { baseRequest } from '../../../test/support/ir-fixtures.js';
 import type { Request } from '../../ir/request.js';
 import type { Response } from '../../ir/response.js';
 import type { StreamEvent } from '../../ir/stream.js';
@@ -7,21 +8,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
 
 export function testRequest(over: Partial<Request> = {}): Request {
-  return {
-    model: 'model-a',
-    system: [],
-    messages: [],
-    tools: [],
-    maxTokens: 1024,
-    maxTokensDefaulted: false,
-    stream: true,
-    reasoning: { enabled: false },
-    fast: false,
-    fallbacks: 'default',
-    ext: {},
-    passHeaders: {},
-    ...over,
-  };
+  return baseRequest({ model: 'model-a', messages: [], ...over });
 }
 
 export function testMeta(over: Partial<EncodeMeta> = {}): EncodeMeta {

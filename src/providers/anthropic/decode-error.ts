@@ -1,4 +1,5 @@
 import type { GatewayError } from '../../ir/index.js';
+import { pickErrorMessage } from '../shared/pick-error-message.js';
 import { parseRetryAfter, upstreamError } from '../transport/classify-status.js';
 import type { ErrorAnswer } from '../transport/types.js';
 import { ANTHROPIC_KIND } from './api.js';
@@ -22,12 +23,7 @@ const STATUS_OF_TYPE: Record<string, number> = {
 export function decodeError(answer: ErrorAnswer): GatewayError {
   const err = errorObject(answer.body);
   const type = typeof err?.type === 'string' ? err.type : undefined;
-  const message =
-    typeof err?.message === 'string' && err.message
-      ? err.message
-      : typeof answer.body === 'string' && answer.body
-        ? answer.body.slice(0, 500)
-        : `upstream answered HTTP ${answer.status}`;
+  const message = pickErrorMessage(err, answer);
   return upstreamError({
     status: answer.status,
     message,

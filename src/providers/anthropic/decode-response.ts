@@ -1,7 +1,6 @@
-import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { isObject, str, type Json } from '../shared/read-json.js';
 import { ANTHROPIC_KIND } from './api.js';
-
-type Json = Record<string, unknown>;
 
 /** `stop_reason` (+ `stop_sequence`, `stop_details`) -> IR finish. */
 export function decodeFinish(raw: string | undefined, stopSequence?: unknown, stopDetails?: unknown): Finish {
@@ -80,19 +79,4 @@ function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[
       // Server-tool results and other blocks have no IR stream home yet.
       return [];
   }
-}
-
-/** A non-streamed Message -> the whole IR answer. */
-export function collectResponse(body: unknown): Collected {
-  const c = new Collector();
-  for (const ev of decodeResponse(body)) c.push(ev);
-  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }

@@ -2,26 +2,18 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
+import { baseRequest } from '../../../test/support/ir-fixtures.js';
 import { Collector, type Request, type StreamEvent } from '../../ir/index.js';
 import type { ProviderCall } from '../types.js';
 import { localProvider } from './index.js';
 
 export function makeRequest(over: Partial<Request> = {}): Request {
-  return {
+  return baseRequest({
     model: 'local-sonnet',
-    system: [],
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there, how are you today?' }] }],
-    tools: [],
     maxTokens: 4096,
-    maxTokensDefaulted: false,
-    stream: true,
-    reasoning: { enabled: false },
-    fast: false,
-    fallbacks: 'default',
-    ext: {},
-    passHeaders: {},
     ...over,
-  };
+  });
 }
 
 export function makeCall(request: Request, opts: { upstreamModel?: string; tokensPerSecond?: number; signal?: AbortSignal; requestId?: string } = {}): ProviderCall {

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../ir/index.js';
 import { decodeError as decodeOpenAIError } from '../openai/decode-error.js';
+import { isObject } from '../shared/read-json.js';
 import type { ErrorAnswer } from '../transport/types.js';
 import { RESPONSES_KIND } from './api.js';
 
@@ -39,10 +40,6 @@ function statusForCode(code: string | undefined): number {
     default:
       return 500;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function str(v: unknown): string | undefined {

@@ -1,7 +1,6 @@
-import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { isObject, num, str, type Json } from '../shared/read-json.js';
 import { decodeStreamError } from './decode-error.js';
-
-type Json = Record<string, unknown>;
 
 /**
  * A Response's status into the IR finish: `incomplete` says why (the ceiling or the content
@@ -66,23 +65,4 @@ export function decodeResponse(body: unknown): StreamEvent[] {
   }
   out.push({ type: 'finish', finish: decodeFinish(body, sawToolCall, refused), usage: decodeUsage(body.usage) });
   return out;
-}
-
-/** A non-streamed Response -> the whole IR answer. */
-export function collectResponse(body: unknown): Collected {
-  const c = new Collector();
-  for (const ev of decodeResponse(body)) c.push(ev);
-  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../ir/index.js';
+import { pickErrorMessage } from '../shared/pick-error-message.js';
 import { parseRetryAfter, upstreamError } from '../transport/classify-status.js';
 import type { ErrorAnswer } from '../transport/types.js';
 import { OPENAI_KIND } from './api.js';
@@ -10,12 +11,7 @@ import { OPENAI_KIND } from './api.js';
  */
 export function decodeError(answer: ErrorAnswer): GatewayError {
   const err = errorObject(answer.body);
-  const message =
-    typeof err?.message === 'string' && err.message
-      ? err.message
-      : typeof answer.body === 'string' && answer.body
-        ? answer.body.slice(0, 500)
-        : `upstream answered HTTP ${answer.status}`;
+  const message = pickErrorMessage(err, answer);
   const code = stringOf(err?.code) ?? stringOf(err?.type);
   return upstreamError({
     status: answer.status,

@@ -1,7 +1,6 @@
-import { Collector, GatewayError, emptyUsage, type Collected, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { isObject, num, str } from '../shared/read-json.js';
 import { OPENAI_KIND } from './api.js';
-
-type Json = Record<string, unknown>;
 
 /**
  * Chat `finish_reason` -> IR finish. A streamed or returned `refusal` turns any reason into a
@@ -83,23 +82,4 @@ export function decodeResponse(body: unknown): StreamEvent[] {
   const raw = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
   out.push({ type: 'finish', finish: decodeFinish(raw, refusal), usage: decodeUsage(body.usage) });
   return out;
-}
-
-/** A non-streamed chat completion -> the whole IR answer. */
-export function collectResponse(body: unknown): Collected {
-  const c = new Collector();
-  for (const ev of decodeResponse(body)) c.push(ev);
-  return { id: c.id, model: c.model, content: c.content, finish: c.finish, usage: c.usage };
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
