@@ -42,7 +42,7 @@ export class ApiDocument {
 
   private constructor(
     readonly definition: Record<string, any>,
-    private readonly backend: OpenAPIBackend,
+    backend: OpenAPIBackend,
   ) {
     this.routes = [];
     for (const [path, item] of Object.entries(definition.paths as Record<string, any>)) {

@@ -1,4 +1,4 @@
-import { invalid, type Fallbacks, type Reasoning, type ReasoningEffort } from '../../ir/index.js';
+import { invalid, type Reasoning, type ReasoningEffort } from '../../ir/index.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
