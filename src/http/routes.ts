@@ -36,7 +36,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     createChatCompletion: { handler: complete, protocol: openaiChat, auth: 'client' },
     createMessage: { handler: complete, protocol: anthropicMessages, auth: 'client' },
     createResponse: { handler: complete, protocol: openaiResponses, auth: 'client' },
-    countMessageTokens: { handler: async (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
+    countMessageTokens: { handler: (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
     listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
     getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
     getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },

@@ -18,7 +18,7 @@ import {
 } from '../routing/index.js';
 import type { ProviderCall } from '../providers/types.js';
 import * as metrics from '../util/metrics.js';
-import { countRequestTokens } from '../util/tokenizer.js';
+import { countRequestTokensAsync } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
 import { billableUsage, OutputMeter } from './meter-output.js';
 import { closeOpenBlocks, runAttempt, type AttemptResult } from './run-attempt.js';
@@ -37,7 +37,7 @@ export interface Run {
  */
 export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Request): Promise<Run> {
   const candidates = planRoute(deps.catalog, req);
-  const inputTokens = countRequestTokens(req);
+  const inputTokens = await countRequestTokensAsync(req);
   const primary = candidates[0].model;
   if (inputTokens > primary.contextWindow) {
     throw new GatewayError(

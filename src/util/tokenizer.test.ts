@@ -109,3 +109,22 @@ describe('countRequestTokens', () => {
     expect(ms).toBeLessThan(1000);
   });
 });
+
+describe('countRequestTokensAsync', () => {
+  it('counts large prompts in slices to exactly the synchronous count (word-boundary cuts)', async () => {
+    const { countRequestTokens, countRequestTokensAsync } = await import('./tokenizer.js');
+    const words = 'Switchyard routes every request through holds, attempts and settlement. '.repeat(6000); // ~430 KB
+    const req = baseRequest({ system: [{ type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: words }] }] });
+    expect(await countRequestTokensAsync(req)).toBe(countRequestTokens(req));
+  });
+
+  it('lets other work run while it counts', async () => {
+    const { countRequestTokensAsync } = await import('./tokenizer.js');
+    const req = baseRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'lorem ipsum dolor sit amet '.repeat(20000) }] }] });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    await countRequestTokensAsync(req);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0);
+  });
+});

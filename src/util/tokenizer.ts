@@ -7,7 +7,7 @@
  */
 import { countTokens as countO200k, decodeGenerator, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { decoder as sharedDecoder } from 'gpt-tokenizer/BytePairEncodingCore';
-import type { Message, Request, Tool } from '../ir/index.js';
+import type { Message, Request } from '../ir/index.js';
 
 /** Treat special-token text as plain text. */
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -88,56 +88,108 @@ function flushSharedDecoder(): string {
 }
 
 /**
- * Input tokens of a request, as the hold and the local models see them: the system prompt and
- * every message (text, images at IMAGE_TOKENS, tool calls as name + arguments, tool results,
- * reasoning text or redacted data), each message framed by MESSAGE_OVERHEAD_TOKENS, the tool
- * definitions (name + description + schema JSON + TOOL_OVERHEAD_TOKENS each) and the reply
- * priming. Each string is encoded once; nothing is concatenated first.
+ * What a request is made of for counting: strings to tokenize and fixed framing amounts. The
+ * system prompt and every message (text, images at IMAGE_TOKENS, tool calls as name + arguments,
+ * tool results, reasoning text or redacted data), each message framed by MESSAGE_OVERHEAD_TOKENS,
+ * the tool definitions (name + description + schema JSON + TOOL_OVERHEAD_TOKENS each) and the
+ * reply priming. Each string is encoded once; nothing is concatenated first.
  */
-export function countRequestTokens(req: Request): number {
-  let total = REPLY_PRIMING_TOKENS;
+function* requestPieces(req: Request): Generator<string | number> {
+  yield REPLY_PRIMING_TOKENS;
   if (req.system.length > 0) {
-    total += MESSAGE_OVERHEAD_TOKENS;
-    for (const part of req.system) total += countTokens(part.text);
+    yield MESSAGE_OVERHEAD_TOKENS;
+    for (const part of req.system) yield part.text;
   }
-  for (const message of req.messages) total += MESSAGE_OVERHEAD_TOKENS + countMessage(message);
-  for (const tool of req.tools) total += countTool(tool);
-  return total;
+  for (const message of req.messages) {
+    yield MESSAGE_OVERHEAD_TOKENS;
+    yield* messagePieces(message);
+  }
+  for (const tool of req.tools) {
+    yield TOOL_OVERHEAD_TOKENS;
+    yield tool.name;
+    yield tool.description ?? '';
+    yield JSON.stringify(tool.inputSchema);
+  }
 }
 
-function countMessage(message: Message): number {
-  let n = 0;
+function* messagePieces(message: Message): Generator<string | number> {
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
-        n += countTokens(part.text);
+        yield part.text;
         break;
       case 'image':
-        n += IMAGE_TOKENS;
+        yield IMAGE_TOKENS;
         break;
       case 'reasoning':
-        n += countTokens(part.text) + (part.redacted ? countTokens(part.redacted) : 0);
+        yield part.text;
+        if (part.redacted) yield part.redacted;
         break;
       case 'tool-call':
-        n += TOOL_PART_OVERHEAD_TOKENS + countTokens(part.name) + countTokens(part.arguments);
+        yield TOOL_PART_OVERHEAD_TOKENS;
+        yield part.name;
+        yield part.arguments;
         break;
       case 'tool-result':
-        n += TOOL_PART_OVERHEAD_TOKENS;
-        for (const c of part.content) n += c.type === 'text' ? countTokens(c.text) : IMAGE_TOKENS;
+        yield TOOL_PART_OVERHEAD_TOKENS;
+        for (const c of part.content) yield c.type === 'text' ? c.text : IMAGE_TOKENS;
         break;
       case 'fallback':
         // A gateway record, never sent upstream.
         break;
     }
   }
-  return n;
 }
 
-function countTool(tool: Tool): number {
-  return (
-    TOOL_OVERHEAD_TOKENS +
-    countTokens(tool.name) +
-    countTokens(tool.description ?? '') +
-    countTokens(JSON.stringify(tool.inputSchema))
-  );
+/** Input tokens of a request, as the hold and the local models see them (see requestPieces). */
+export function countRequestTokens(req: Request): number {
+  let total = 0;
+  for (const piece of requestPieces(req)) total += typeof piece === 'number' ? piece : countTokens(piece);
+  return total;
+}
+
+/** Text longer than this is counted in slices, yielding to the event loop between them. */
+const SLICE_CHARS = 64 * 1024;
+
+/**
+ * The same count without blocking the event loop on large prompts: tokenizing costs about
+ * 0.1-0.25 ms per KB, so a 32 MB body would stall every other stream for seconds. Long strings
+ * are cut at word boundaries (a space after a non-space, before a letter), where o200k's
+ * pre-tokenizer splits anyway, so the slices add up to the whole string's count.
+ */
+export async function countRequestTokensAsync(req: Request): Promise<number> {
+  let total = 0;
+  let sinceYield = 0;
+  for (const piece of requestPieces(req)) {
+    if (typeof piece === 'number') {
+      total += piece;
+      continue;
+    }
+    for (const slice of slices(piece)) {
+      total += countTokens(slice);
+      sinceYield += slice.length;
+      if (sinceYield >= SLICE_CHARS) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+  return total;
+}
+
+function* slices(text: string): Generator<string> {
+  let start = 0;
+  while (text.length - start > SLICE_CHARS) {
+    let cut = start + SLICE_CHARS;
+    const limit = Math.min(text.length - 1, cut + 4096);
+    while (cut < limit && !(text[cut] === ' ' && /\S/.test(text[cut - 1]) && /\p{L}/u.test(text[cut + 1]))) cut++;
+    if (cut >= limit) {
+      // No word boundary nearby (noise): a plain cut, never between the halves of a surrogate pair.
+      cut = start + SLICE_CHARS;
+      if (/[\uDC00-\uDFFF]/.test(text[cut])) cut++;
+    }
+    yield text.slice(start, cut);
+    start = cut;
+  }
+  yield text.slice(start);
 }

@@ -11,7 +11,7 @@
  *   disconnect.
  */
 import type { StreamEvent, Usage } from '../../ir/index.js';
-import { countRequestTokens, tokenPieces } from '../../util/tokenizer.js';
+import { countRequestTokensAsync, tokenPieces } from '../../util/tokenizer.js';
 import type { ProviderCall } from '../types.js';
 import { deriveId } from './make-seed.js';
 import { Pacer } from './pace.js';
@@ -36,7 +36,7 @@ export async function* generate(call: ProviderCall): AsyncGenerator<StreamEvent>
 async function* produce(call: ProviderCall): AsyncGenerator<StreamEvent> {
   const { request, target, signal } = call;
   signal.throwIfAborted();
-  const inputTokens = countRequestTokens(request);
+  const inputTokens = await countRequestTokensAsync(request);
   const plan = planOutput(call);
   const usage = (): Usage => ({
     input: { noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
