@@ -41,6 +41,7 @@ export const configSchema = {
             },
           },
           max_retries: { type: 'integer', minimum: 0, maximum: 10 },
+          max_tokens_field: { enum: ['max_tokens', 'max_completion_tokens'] },
         },
       },
     },

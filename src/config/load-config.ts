@@ -87,6 +87,7 @@ function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: strin
       idleMs: p.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
     },
     maxRetries: p.max_retries ?? 2,
+    ...(p.max_tokens_field ? { maxTokensField: p.max_tokens_field } : {}),
   };
 }
 

@@ -174,6 +174,7 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     modelReasons: cand.model.capabilities.reasoning,
     minBudget: cand.target.provider.type === 'anthropic' ? ANTHROPIC_MIN_BUDGET : 0,
     modelId: cand.model.id,
+    forcedToolBlocksThinking: cand.target.provider.type === 'anthropic' && (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool'),
   });
   noteWarnings(deps, ctx, summary, [...droppedFeatures(req, cand.target.provider.type), ...(resolved.warning ? [resolved.warning] : [])]);
   return {

@@ -23,6 +23,12 @@ export interface ProviderConfig {
   timeouts: Timeouts;
   /** Retries on 429 / 5xx / connection errors while nothing has reached the client. */
   maxRetries: number;
+  /**
+   * OpenAI-compatible upstreams: the field that carries the output ceiling. `max_tokens` (default)
+   * is what DeepSeek, vLLM and Ollama know; OpenAI's reasoning models (o-series, gpt-5) accept
+   * only `max_completion_tokens`.
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /** What routing decided for one attempt. */

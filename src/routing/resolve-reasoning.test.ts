@@ -26,4 +26,11 @@ describe('resolveReasoning', () => {
     expect(resolveReasoning({ enabled: true, budgetTokens: 3000 }, plain(8000)).reasoning.effort).toBe('medium');
     expect(resolveReasoning({ enabled: true, effort: 'high' }, { ...plain(8000), modelReasons: false }).reasoning.enabled).toBe(false);
   });
+
+  it('turns thinking off with a warning where the provider cannot think while a tool is forced', () => {
+    const forced = resolveReasoning({ enabled: true, effort: 'high' }, { ...anthropic(20_000), forcedToolBlocksThinking: true });
+    expect(forced.reasoning.enabled).toBe(false);
+    expect(forced.warning).toMatch(/tool call is forced/);
+    expect(resolveReasoning({ enabled: true, effort: 'high' }, { ...anthropic(20_000), forcedToolBlocksThinking: false }).reasoning.enabled).toBe(true);
+  });
 });

@@ -32,12 +32,20 @@ export interface ReasoningTarget {
   /** The provider's smallest accepted budget (0: none). */
   minBudget: number;
   modelId: string;
+  /**
+   * True when the provider cannot think while a tool is forced (Anthropic rejects thinking with
+   * `tool_choice` any/tool) and the request forces one: the tool choice wins, thinking goes off.
+   */
+  forcedToolBlocksThinking?: boolean;
 }
 
 const OFF = (r: Reasoning): Reasoning => ({ ...r, enabled: false, effort: undefined, budgetTokens: undefined });
 
 export function resolveReasoning(r: Reasoning, t: ReasoningTarget): ResolvedReasoning {
   if (!r.enabled || !t.modelReasons) return { reasoning: OFF(r) };
+  if (t.forcedToolBlocksThinking) {
+    return { reasoning: OFF(r), warning: `thinking turned off for ${t.modelId}: it cannot think while a tool call is forced (tool_choice)` };
+  }
   const effort = r.effort ?? (r.budgetTokens !== undefined ? effortForBudget(r.budgetTokens) : 'medium');
   const wanted = r.budgetTokens ?? EFFORT_BUDGET[effort];
   const ceiling = t.maxTokens - 1;

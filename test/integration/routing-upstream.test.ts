@@ -132,6 +132,19 @@ describe('reasoning controls as the upstream receives them', () => {
     expect(off.headers.get('x-switchyard-warnings')).toMatch(/thinking turned off/);
   });
 
+  it('a forced tool call wins over thinking on Anthropic (which rejects the pair): thinking off, with a warning', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
+    const forced = await post(gw, '/v1/chat/completions', {
+      model: 'up-anthropic', messages: userTurn('Think, then look it up'), max_tokens: 8000, reasoning_effort: 'high', tools, tool_choice: 'required',
+    });
+    expect(forced.status).toBe(200);
+    expect(lastUpstreamBody().thinking).toBeUndefined();
+    expect(lastUpstreamBody().tool_choice).toEqual({ type: 'any' });
+    expect(forced.headers.get('x-switchyard-warnings')).toMatch(/tool call is forced/);
+    await post(gw, '/v1/chat/completions', { model: 'up-anthropic', messages: userTurn('Think'), max_tokens: 8000, reasoning_effort: 'high', tools, tool_choice: 'auto' });
+    expect(lastUpstreamBody().thinking).toEqual({ type: 'enabled', budget_tokens: 7999 });
+  });
+
   it.each([
     [1500, 'low'],
     [4096, 'medium'],

@@ -167,3 +167,18 @@ describe('encoded bodies match the recorded request bodies', () => {
     expect(body).toEqual({ ...recorded, max_tokens: 1024 });
   });
 });
+
+describe('openai encode-request: the ceiling field', () => {
+  it('uses max_tokens by default and max_completion_tokens when the provider says so', () => {
+    const target = (maxTokensField?: 'max_tokens' | 'max_completion_tokens') => ({
+      provider: { id: 'p', type: 'openai' as const, baseUrl: 'http://x/v1', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 }, maxRetries: 0, maxTokensField },
+      modelId: 'm',
+      upstreamModel: 'gpt',
+    });
+    const req = baseRequest({ maxTokens: 123 });
+    expect(encodeOpenai(req, target()).body).toMatchObject({ max_tokens: 123 });
+    const modern = encodeOpenai(req, target('max_completion_tokens')).body;
+    expect(modern).toMatchObject({ max_completion_tokens: 123 });
+    expect(modern).not.toHaveProperty('max_tokens');
+  });
+});

@@ -23,8 +23,9 @@ export interface EncodedRequest {
 }
 
 /**
- * IR Request + Target -> `/chat/completions` body. Always streams with usage. Uses `max_tokens`
- * (not `max_completion_tokens`) because DeepSeek, vLLM and Ollama only know the former.
+ * IR Request + Target -> `/chat/completions` body. Always streams with usage. The ceiling goes in
+ * the provider's `maxTokensField`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only
+ * that), `max_completion_tokens` for OpenAI's reasoning models.
  * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
  * owns (model, messages, stream, ...) always win.
  */
@@ -40,7 +41,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   } else if (request.toolChoice?.type === 'none') {
     body.tool_choice = 'none';
   }
-  body.max_tokens = request.maxTokens;
+  body[target.provider.maxTokensField ?? 'max_tokens'] = request.maxTokens;
   if (request.stopSequences?.length) body.stop = request.stopSequences;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
