@@ -1,5 +1,4 @@
 import { GatewayError } from '../ir/index.js';
-import { anthropicMessages } from '../protocols/anthropic-messages/index.js';
 import { findModel, type Catalog, type ModelEntry } from '../routing/catalog.js';
 import { MONEY_UNIT, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
@@ -21,13 +20,8 @@ export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult
 /** GET /v1/models/{model_id}. */
 export function getModel(catalog: Catalog, input: HandlerInput): HandlerResult {
   const m = findModel(catalog, input.params.model_id);
-  if (!m) {
-    const err = new GatewayError('not_found', `model "${input.params.model_id}" is not in the catalog`, { param: 'model_id', code: 'model_not_found' });
-    // The route renders errors in OpenAI's shape; an Anthropic client gets its own.
-    if (!wantsAnthropicShape(input)) throw err;
-    const rendered = anthropicMessages.encodeError(err, input.requestId);
-    return { kind: 'json', status: rendered.status, body: rendered.body, headers: rendered.headers };
-  }
+  // Errors take the caller's shape: the route picks Anthropic's when `anthropic-version` is sent.
+  if (!m) throw new GatewayError('not_found', `model "${input.params.model_id}" is not in the catalog`, { param: 'model_id', code: 'model_not_found' });
   const entry = wantsAnthropicShape(input) ? anthropicEntry(m) : openaiEntry(catalog, m);
   return { kind: 'json', status: 200, body: { ...entry, ...extras(catalog, m) } };
 }

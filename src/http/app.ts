@@ -90,7 +90,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     if (!spec) throw new Error(`no handler for operation ${route.operationId}`);
     const method = route.method as 'get' | 'post' | 'delete' | 'head';
     router[method](route.path, async (ctx) => {
-      ctx.state.protocol = spec.protocol;
+      ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
       const input = await prepareInput(ctx, route.operationId, spec, opts);
       await respond(ctx, await spec.handler(input), input.signal);
@@ -127,7 +127,7 @@ async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: s
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) abort.abort();
   });
-  return { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: abort.signal, auth, protocol: spec.protocol };
+  return { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: abort.signal, auth, protocol: ctx.state.protocol };
 }
 
 async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions) {

@@ -18,8 +18,13 @@ export interface RouteSpec {
   handler: Handler;
   /** Whose shapes errors take on this route. */
   protocol: ProtocolAdapter<any>;
+  /** For routes both kinds of client call: picks the protocol from the request's headers. */
+  protocolFor?: (headers: Record<string, string | undefined>) => ProtocolAdapter<any>;
   auth: AuthMode;
 }
+
+/** Anthropic clients (they send `anthropic-version`) get Anthropic's shapes on shared routes. */
+const byVersionHeader = (headers: Record<string, string | undefined>) => (headers['anthropic-version'] !== undefined ? anthropicMessages : openaiChat);
 
 export interface RouteDeps {
   pipeline: PipelineDeps;
@@ -37,8 +42,8 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     createMessage: { handler: complete, protocol: anthropicMessages, auth: 'client' },
     createResponse: { handler: complete, protocol: openaiResponses, auth: 'client' },
     countMessageTokens: { handler: (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
-    listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
-    getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, auth: 'client' },
+    listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
+    getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },
     adminCreateAccount: { handler: (i) => accounts.createAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminGetAccount: { handler: (i) => accounts.getAccount(ledger, i), protocol: openaiChat, auth: 'admin' },

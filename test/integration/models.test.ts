@@ -86,8 +86,14 @@ describe('GET /v1/models', () => {
     expect(await bodyErrors('getModel', 404, err.error)).toEqual([]);
   });
 
-  it('needs a key', async () => {
+  it('needs a key, and answers 401 in the caller\'s shape', async () => {
     const res = await fetch(`${gw.url}/v1/models`);
     expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { type: 'authentication_error' } });
+    const bad = new Anthropic({ baseURL: gw.url, apiKey: 'sk-sy-not-a-key', maxRetries: 0 });
+    const err = await bad.models.list().catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect(await bodyErrors('listModels', 401, err.error)).toEqual([]);
   });
 });
