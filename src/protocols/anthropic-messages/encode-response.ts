@@ -5,6 +5,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { EncodeMeta } from '../types.js';
 import { messageId } from '../shared/ids.js';
 import { parseToolInput } from '../shared/json.js';
+import { signatureTravels } from '../shared/signature-travels.js';
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
 
@@ -46,7 +47,7 @@ export function contentBlock(p: AssistantPart): Record<string, unknown> {
       return { ...p.ext?.anthropic, type: 'text', text: p.text };
     case 'reasoning':
       if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
-      return { type: 'thinking', thinking: p.text, signature: p.signature ?? '' };
+      return { type: 'thinking', thinking: p.text, signature: signatureTravels(p.origin) ? (p.signature ?? '') : '' };
     case 'tool-call':
       return { ...p.ext?.anthropic, type: 'tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
     case 'fallback':

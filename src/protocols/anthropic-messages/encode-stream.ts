@@ -5,6 +5,7 @@ import type { EncodeMeta, SseFrame } from '../types.js';
 import { messageId } from '../shared/ids.js';
 import { anthropicErrorObject } from './encode-error.js';
 import { messagesUsage, stopFields } from './encode-response.js';
+import { signatureTravels } from '../shared/signature-travels.js';
 
 export interface MessagesStreamState {
   id: string;
@@ -18,6 +19,8 @@ export interface MessagesStreamState {
   nextIndex: number;
   /** Open IR block id -> content block index, in opening order. */
   open: Record<string, number>;
+  /** Reasoning blocks whose signature must not reach the client (see signatureTravels). */
+  unsigned: Record<string, true>;
   /** 1 + fallbacks seen: `usage.iterations`. */
   attempts: number;
 }
@@ -31,6 +34,7 @@ export function initMessagesStream(meta: EncodeMeta): MessagesStreamState {
     done: false,
     nextIndex: 0,
     open: {},
+    unsigned: {},
     attempts: 1,
   };
 }
@@ -80,6 +84,7 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         openBlock(ev.id, { type: 'text', text: '' });
         break;
       case 'reasoning-start':
+        if (!signatureTravels(ev.origin)) s.unsigned = { ...s.unsigned, [ev.id]: true };
         openBlock(ev.id, ev.redacted !== undefined ? { type: 'redacted_thinking', data: ev.redacted } : { type: 'thinking', thinking: '', signature: '' });
         break;
       case 'tool-start':
@@ -92,7 +97,7 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         if (ev.text !== '') delta(ev.id, { type: 'thinking_delta', thinking: ev.text });
         break;
       case 'reasoning-signature':
-        if (ev.signature !== '') delta(ev.id, { type: 'signature_delta', signature: ev.signature });
+        if (ev.signature !== '' && !s.unsigned[ev.id]) delta(ev.id, { type: 'signature_delta', signature: ev.signature });
         break;
       case 'tool-delta':
         if (ev.json !== '') delta(ev.id, { type: 'input_json_delta', partial_json: ev.json });

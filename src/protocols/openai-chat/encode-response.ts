@@ -4,6 +4,7 @@ import type { Response } from '../../ir/response.js';
 import { inputTotal, type Usage } from '../../ir/usage.js';
 import type { EncodeMeta } from '../types.js';
 import { chatCompletionId } from '../shared/ids.js';
+import { signatureTravels } from '../shared/signature-travels.js';
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -34,7 +35,7 @@ export function chatUsage(u: Usage) {
 /** A signed or redacted reasoning part as a LiteLLM-style `thinking_blocks` entry the client can send back. */
 export function thinkingBlock(p: ReasoningPart): Record<string, string> | undefined {
   if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
-  if (p.signature !== undefined) return { type: 'thinking', thinking: p.text, signature: p.signature };
+  if (p.signature !== undefined && signatureTravels(p.origin)) return { type: 'thinking', thinking: p.text, signature: p.signature };
   return undefined;
 }
 

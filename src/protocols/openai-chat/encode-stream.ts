@@ -4,6 +4,7 @@ import type { EncodeMeta, SseFrame } from '../types.js';
 import { chatCompletionId } from '../shared/ids.js';
 import { chatErrorObject } from './encode-error.js';
 import { chatFinishReason, chatUsage, type ChatFinishReason } from './encode-response.js';
+import { signatureTravels } from '../shared/signature-travels.js';
 
 export interface ChatStreamState {
   id: string;
@@ -18,6 +19,8 @@ export interface ChatStreamState {
   /** IR tool block id -> `tool_calls[].index`, counted 0,1,2 in order of tool-start. */
   tools: Record<string, number>;
   nextTool: number;
+  /** Reasoning blocks whose signature must not reach the client (see signatureTravels). */
+  unsigned: Record<string, true>;
 }
 
 export function initChatStream(meta: EncodeMeta): ChatStreamState {
@@ -30,6 +33,7 @@ export function initChatStream(meta: EncodeMeta): ChatStreamState {
     done: false,
     tools: {},
     nextTool: 0,
+    unsigned: {},
   };
 }
 
@@ -67,13 +71,14 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         if (ev.text !== '') emit({ content: ev.text });
         break;
       case 'reasoning-start':
+        if (!signatureTravels(ev.origin)) s.unsigned = { ...s.unsigned, [ev.id]: true };
         if (ev.redacted !== undefined) emit({ thinking_blocks: [{ type: 'redacted_thinking', data: ev.redacted }] });
         break;
       case 'reasoning-delta':
         if (ev.text !== '') emit({ reasoning_content: ev.text });
         break;
       case 'reasoning-signature':
-        emit({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: ev.signature }] });
+        if (!s.unsigned[ev.id]) emit({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: ev.signature }] });
         break;
       case 'tool-start': {
         const index = s.nextTool++;
