@@ -7,6 +7,7 @@ import { connect, migrate, type ConnectOptions } from './connect.js';
 import { createAccount, credit, getAccount } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey } from './keys.js';
 import { placeHold } from './place-hold.js';
+import { extendHold } from './extend-hold.js';
 import { settle, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
@@ -89,6 +90,9 @@ export class Ledger {
       }
     }
     return result;
+  }
+  extendHold(requestId: string, ttlMs: number): Promise<boolean> {
+    return extendHold(this.db, requestId, ttlMs);
   }
   release(requestId: string, record?: UsageRecordInput): Promise<boolean> {
     return release(this.db, requestId, record);

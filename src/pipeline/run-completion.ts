@@ -69,6 +69,7 @@ async function* runAttempts(
 ): AsyncGenerator<StreamEvent> {
   const started = deps.now();
   const charges: Charge[] = [];
+  const stopHeartbeat = holdHeartbeat(deps, ctx);
   const fallbacks: StreamEvent[] = [];
   let startSent = false;
   // The attempt under way; when the consumer stops early (client gone) it is billed in `finally`.
@@ -133,6 +134,7 @@ async function* runAttempts(
     summary.status = ctx.signal.aborted ? 'cancelled' : 'error';
     throw e;
   } finally {
+    stopHeartbeat();
     if (inFlight) {
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
       inFlight.stop.abort();
@@ -153,6 +155,19 @@ function recordMetrics(summary: RunSummary, charges: Charge[]): void {
     for (const [kind, n] of Object.entries(kinds)) if (n > 0) metrics.tokens.inc({ model: c.model, kind }, n);
     metrics.costNanodollars.inc({ model: c.model }, Number(c.cost));
   }
+}
+
+/**
+ * Keeps the hold alive while the run goes on: every third of the TTL its expiry moves forward,
+ * so a stream longer than the TTL is still settled, and only a dead process's hold expires.
+ */
+function holdHeartbeat(deps: PipelineDeps, ctx: CallContext): () => void {
+  const every = Math.max(50, Math.floor(deps.holdTtlMs / 3));
+  const timer = setInterval(() => {
+    deps.ledger.extendHold(ctx.requestId, deps.holdTtlMs).catch((err) => deps.log.warn({ err, requestId: ctx.requestId }, 'could not extend the hold'));
+  }, every);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

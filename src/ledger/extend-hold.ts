@@ -1,0 +1,15 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * Pushes a pending hold's expiry to `ttlMs` from now: the heartbeat of a run that outlives one
+ * TTL, so the reaper frees only holds whose process died. One statement; false when the hold is
+ * no longer pending (already settled, released or reaped).
+ */
+export async function extendHold(db: Kysely<Database>, requestId: string, ttlMs: number): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    UPDATE holds SET expires_at = now() + make_interval(secs => ${ttlMs}::float8 / 1000)
+    WHERE id = ${requestId} AND status = 'pending'
+    RETURNING id`.execute(db);
+  return rows.length > 0;
+}
