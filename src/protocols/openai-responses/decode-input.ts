@@ -7,6 +7,7 @@ import {
   type ToolResultPart,
 } from '../../ir/index.js';
 import { decodeEncryptedContent } from './reasoning-envelope.js';
+import { isRecord } from '../shared/json.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */
 export const EXT = 'openai-responses';
@@ -21,8 +22,6 @@ export interface DecodedInput {
   /** Ids of `item_reference` items, which cannot be resolved without stored responses. */
   references: string[];
 }
-
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Responses `input` (a string or a list of items) plus `instructions` into IR system parts and
@@ -48,7 +47,7 @@ export function decodeInput(input: unknown, instructions: unknown): DecodedInput
 }
 
 function decodeItem(out: DecodedInput, item: unknown, param: string): void {
-  if (!isObj(item)) throw invalid('input items must be objects', param);
+  if (!isRecord(item)) throw invalid('input items must be objects', param);
   const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
   switch (type) {
     case 'message':
@@ -100,8 +99,8 @@ function textsOf(content: unknown, param: string, allowed: string[]): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) throw invalid('content must be a string or an array of parts', param);
   return content.map((p, j) => {
-    if (!isObj(p) || !allowed.includes(String(p.type))) {
-      throw invalid(`unsupported content part here: ${isObj(p) ? String(p.type) : typeof p}`, `${param}.${j}`);
+    if (!isRecord(p) || !allowed.includes(String(p.type))) {
+      throw invalid(`unsupported content part here: ${isRecord(p) ? String(p.type) : typeof p}`, `${param}.${j}`);
     }
     const text = p.type === 'refusal' ? p.refusal : p.text;
     if (typeof text !== 'string') throw invalid('text part without text', `${param}.${j}`);
@@ -116,7 +115,7 @@ function userParts(content: unknown, param: string): Array<TextPart | ImagePart>
 }
 
 function decodeUserPart(p: unknown, param: string): TextPart | ImagePart {
-  if (!isObj(p)) throw invalid('content parts must be objects', param);
+  if (!isRecord(p)) throw invalid('content parts must be objects', param);
   if (p.type === 'input_text' || p.type === 'output_text') {
     if (typeof p.text !== 'string') throw invalid('input_text without text', `${param}.text`);
     return { type: 'text', text: p.text };
@@ -171,7 +170,7 @@ function decodeReasoning(item: Json, param: string): AssistantPart {
   const summary = item.summary ?? [];
   if (!Array.isArray(summary)) throw invalid('reasoning.summary must be an array', `${param}.summary`);
   const texts = summary.map((s, j) => {
-    if (!isObj(s) || typeof s.text !== 'string') throw invalid('summary parts need text', `${param}.summary.${j}`);
+    if (!isRecord(s) || typeof s.text !== 'string') throw invalid('summary parts need text', `${param}.summary.${j}`);
     return s.text;
   });
   const enc = item.encrypted_content;

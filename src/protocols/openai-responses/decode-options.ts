@@ -1,7 +1,7 @@
 import { invalid, type Reasoning, type ReasoningEffort } from '../../ir/index.js';
+import { isRecord } from '../shared/json.js';
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * An effort string into the IR. `none` disables reasoning, `minimal` rounds up to `low` and
@@ -46,7 +46,7 @@ export function decodeReasoning(body: Json): DecodedReasoning {
     rawEffort = e.raw;
   };
   const reasoning = body.reasoning;
-  if (isObj(reasoning)) {
+  if (isRecord(reasoning)) {
     // A reasoning object asks for reasoning; its effort may still turn it off.
     r.enabled = true;
     if (reasoning.effort !== undefined && reasoning.effort !== null) applyEffort(reasoning.effort, 'reasoning.effort');
@@ -77,7 +77,7 @@ function applyThinking(r: Reasoning, t: unknown): void {
     r.enabled = false;
     return;
   }
-  if (!isObj(t)) throw invalid('thinking must be true or an object {type}', 'thinking');
+  if (!isRecord(t)) throw invalid('thinking must be true or an object {type}', 'thinking');
   if (t.type === 'disabled') {
     r.enabled = false;
     return;

@@ -3,9 +3,9 @@ import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
 import { decodeFast, decodeReasoning } from './decode-options.js';
+import { isRecord } from '../shared/json.js';
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Same default ceiling as the chat protocol (interface spec, Limits). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16384;
@@ -71,7 +71,7 @@ function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json
   if (tools === undefined || tools === null) return { functionTools, hostedTools };
   if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
   tools.forEach((t, i) => {
-    if (!isObj(t)) throw invalid('tools must be objects', `tools.${i}`);
+    if (!isRecord(t)) throw invalid('tools must be objects', `tools.${i}`);
     // web_search, file_search, mcp, custom, namespace...: no IR home; the pipeline warns when unused.
     if (t.type !== 'function') {
       // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tools`.
@@ -80,7 +80,7 @@ function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json
     }
     if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `tools.${i}.name`);
     const params = t.parameters ?? { type: 'object', properties: {} };
-    if (!isObj(params)) throw invalid('parameters must be a JSON schema object', `tools.${i}.parameters`);
+    if (!isRecord(params)) throw invalid('parameters must be a JSON schema object', `tools.${i}.parameters`);
     const extra: Json = {};
     if (t.strict !== undefined && t.strict !== null) extra.strict = t.strict;
     for (const [k, v] of Object.entries(t)) {
@@ -114,11 +114,11 @@ const TOOL_CHOICE_KINDS = new Set([
 function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
   if (tc === undefined || tc === null) return undefined;
   if (tc === 'auto' || tc === 'none' || tc === 'required') return { type: tc };
-  if (isObj(tc) && tc.type === 'function') {
+  if (isRecord(tc) && tc.type === 'function') {
     if (typeof tc.name !== 'string' || tc.name === '') throw invalid('tool_choice.name is required', 'tool_choice.name');
     return { type: 'tool', name: tc.name };
   }
-  if (isObj(tc)) {
+  if (isRecord(tc)) {
     // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tool_choice`.
     if (typeof tc.type !== 'string' || !TOOL_CHOICE_KINDS.has(tc.type)) throw invalid(`tool_choice.type ${JSON.stringify(tc.type)} is not supported`, 'tool_choice.type');
     // allowed_tools, hosted tool types, custom, mcp: a Responses upstream gets them back as sent.

@@ -3,8 +3,8 @@ import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
 import { decodeFinish, mergeUsage, reasoningOrigin } from './decode-response.js';
+import { type Json, isObject, str } from '../shared/read-json.js';
 
-type Json = Record<string, unknown>;
 type BlockKind = 'text' | 'reasoning' | 'tool';
 
 export interface MessagesStreamState {
@@ -146,14 +146,7 @@ function finishStream(s: MessagesStreamState, out: StreamEvent[]): void {
   out.push({ type: 'finish', finish: s.finish ?? { unified: 'other' }, usage: s.usage });
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function num(v: unknown): number {
   return typeof v === 'number' ? v : -1;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}

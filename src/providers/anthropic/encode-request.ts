@@ -1,11 +1,10 @@
 import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { ANTHROPIC_KIND, DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
+import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the Anthropic protocol (same-protocol passthrough). */
 export const EXT_KEY = 'anthropic';
-
-type Json = Record<string, unknown>;
 
 export interface EncodedRequest {
   body: Json;
@@ -65,10 +64,6 @@ function encodeText(p: TextPart): Json {
   // A plain-text document block the messages decoder flattened: restore the original block.
   if (isObject(ext.document)) return ext.document;
   return { ...ext, type: 'text', text: p.text };
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function asList(v: unknown): Json[] {

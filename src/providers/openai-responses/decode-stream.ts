@@ -3,8 +3,7 @@ import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
 import { decodeFinish, decodeUsage } from './decode-response.js';
-
-type Json = Record<string, unknown>;
+import { type Json, isObject, str } from '../shared/read-json.js';
 
 interface OpenItem {
   kind: 'text' | 'reasoning' | 'tool';
@@ -145,10 +144,3 @@ function finish(s: ResponsesStreamState, response: Json, out: StreamEvent[]): vo
   out.push({ type: 'finish', finish: decodeFinish(response, s.sawToolCall, s.refused), usage: decodeUsage(response.usage) });
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}

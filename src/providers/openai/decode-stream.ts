@@ -3,8 +3,7 @@ import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
 import { decodeFinish, decodeUsage, reasoningOrigin } from './decode-response.js';
-
-type Json = Record<string, unknown>;
+import { type Json, isObject, str } from '../shared/read-json.js';
 
 interface ToolSlot {
   /** IR block id, set when the block starts. */
@@ -161,10 +160,3 @@ function clone(s: ChatStreamState): ChatStreamState {
   return { ...s, tools, current: s.current && { ...s.current } };
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}

@@ -11,11 +11,10 @@ import type {
 } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { OPENAI_KIND } from './api.js';
+import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
 export const EXT_KEY = 'openai-chat';
-
-type Json = Record<string, unknown>;
 
 export interface EncodedRequest {
   body: Json;
@@ -153,6 +152,3 @@ function encodeToolChoice(c: ToolChoice): unknown {
   return c.type;
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
