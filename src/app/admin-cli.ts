@@ -1,14 +1,10 @@
-import { openLedger, MONEY_UNIT, type Ledger } from '../ledger/index.js';
+import { ledgerOptionsFromEnv, openLedger, MONEY_UNIT, type Ledger } from '../ledger/index.js';
 
 type Flags = { balance?: string; name?: string; account?: string; reason?: string };
 
 /** The admin CLI: the same ledger code the admin API uses, straight on the database. */
 export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
-  const ledger = await openLedger({
-    databaseUrl: process.env.DATABASE_URL || undefined,
-    schema: process.env.SWITCHYARD_DB_SCHEMA || undefined,
-    dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
-  });
+  const ledger = await openLedger(ledgerOptionsFromEnv());
   try {
     const out = await dispatch(ledger, [command, ...args], flags);
     process.stdout.write(`${JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);

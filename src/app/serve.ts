@@ -1,5 +1,5 @@
 import { startGateway, type Gateway } from './start-gateway.js';
-import { MONEY_UNIT } from '../ledger/index.js';
+import { ledgerOptionsFromEnv, MONEY_UNIT } from '../ledger/index.js';
 
 /** Demo balance: $10 in nanodollars. */
 const DEMO_BALANCE = 10_000_000_000n;
@@ -11,13 +11,14 @@ export interface ServeOptions {
 
 /** `switchyard serve`: start on the environment's settings, stop cleanly on SIGINT/SIGTERM. */
 export async function serve(opts: ServeOptions): Promise<Gateway> {
+  const db = ledgerOptionsFromEnv();
   const gateway = await startGateway({
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8080),
     configPath: process.env.SWITCHYARD_CONFIG || undefined,
-    databaseUrl: process.env.DATABASE_URL || undefined,
-    dbSchema: process.env.SWITCHYARD_DB_SCHEMA || undefined,
-    dataDir: process.env.SWITCHYARD_DATA_DIR ?? './data',
+    databaseUrl: db.databaseUrl,
+    dbSchema: db.schema,
+    dataDir: db.dataDir,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
     reaperIntervalMs: process.env.SWITCHYARD_REAPER_INTERVAL_MS ? Number(process.env.SWITCHYARD_REAPER_INTERVAL_MS) : undefined,

@@ -5,7 +5,7 @@ import { defaultCatalog } from '../config/default-catalog.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { createApp } from '../http/app.js';
 import { ApiDocument } from '../http/openapi-document.js';
-import { openLedger, type Ledger } from '../ledger/index.js';
+import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
 import { providers } from '../providers/registry.js';
 import type { Catalog } from '../routing/catalog.js';
@@ -45,7 +45,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const catalog = opts.catalog ?? (opts.configPath ? loadConfigFile(opts.configPath) : defaultCatalog());
   const ownsLedger = !opts.ledger;
   const ledger = opts.ledger ?? (await openLedger({ databaseUrl: opts.databaseUrl, schema: opts.dbSchema, dataDir: opts.dataDir, log }));
-  const holdTtlMs = opts.holdTtlMs ?? 15 * 60_000;
+  const holdTtlMs = opts.holdTtlMs ?? DEFAULT_HOLD_TTL_MS;
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
   const app = createApp({

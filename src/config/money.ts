@@ -15,10 +15,3 @@ export function usdPerMillionToNanosPerToken(value: unknown, where: string): big
   }
   return BigInt(whole) * 1000n + BigInt(significant.padEnd(3, '0') || '0');
 }
-
-/** Nanodollars per token back to USD per million tokens, for display. */
-export function nanosPerTokenToUsdPerMillion(nanos: bigint): string {
-  const whole = nanos / 1000n;
-  const frac = (nanos % 1000n).toString().padStart(3, '0');
-  return `${whole}.${frac}`;
-}

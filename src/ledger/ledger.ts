@@ -27,7 +27,9 @@ export const DEFAULT_HOLD_TTL_MS = 15 * 60 * 1000;
 
 /** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). */
 export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LedgerOptions {
-  return env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: env.SWITCHYARD_DATA_DIR || './data' };
+  return env.DATABASE_URL
+    ? { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined }
+    : { dataDir: env.SWITCHYARD_DATA_DIR || './data' };
 }
 
 /** Connects (PostgreSQL when databaseUrl is set, else PGlite) and runs the migrations. */
