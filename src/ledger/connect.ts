@@ -44,9 +44,38 @@ async function connectPostgres(url: string, opts: ConnectOptions): Promise<Kysel
     types,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   if (opts.schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(opts.schema)}`.execute(db);
   return db;
+}
+
+/** A statement whose text starts with this comment runs as a named prepared statement (see below). */
+const PREPARED = /^\/\* prepared:([a-z0-9-]+) \*\//;
+
+/**
+ * The ledger's hot statements (hold, settle, key lookup, heartbeat) are fixed texts marked with
+ * a `/* prepared:<name> *\/` comment; on PostgreSQL they run as named prepared statements, so each
+ * connection parses and plans them once instead of on every request (planning the batched hold
+ * alone costs PostgreSQL more than executing it). Kysely's driver calls `client.query(text,
+ * values)`; this wraps each pooled client once to pass the name. PGlite needs nothing: it runs
+ * in-process, and the comment is just a comment.
+ */
+function withPreparedStatements(pool: pg.Pool): pg.Pool {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const wrapped = new WeakSet<pg.PoolClient>();
+  pool.connect = (async () => {
+    const client = await connect();
+    if (!wrapped.has(client)) {
+      wrapped.add(client);
+      const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+      (client as { query: unknown }).query = (text: unknown, values?: unknown) => {
+        const name = typeof text === 'string' ? PREPARED.exec(text)?.[1] : undefined;
+        return name ? query({ name, text, values }) : query(text, values);
+      };
+    }
+    return client;
+  }) as typeof pool.connect;
+  return pool;
 }
 
 async function connectPglite(dataDir: string): Promise<Kysely<Database>> {

@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
  * no longer pending (already settled, released or reaped).
  */
 export async function extendHold(db: Kysely<Database>, requestId: string, ttlMs: number): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`
+  const { rows } = await sql<{ id: string }>`/* prepared:extend-hold */
     UPDATE holds SET expires_at = now() + make_interval(secs => ${ttlMs}::float8 / 1000)
     WHERE id = ${requestId} AND status = 'pending'
     RETURNING id`.execute(db);

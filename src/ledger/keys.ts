@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type { KeyRecord } from './types.js';
-import { hashKey, KEY_DISPLAY_CHARS, KEY_PREFIX, newApiKey, newKeyId } from './ids.js';
+import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
 
@@ -45,14 +45,14 @@ export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<Ke
   return row && toKeyRecord(row);
 }
 
+/** Looks a key up by its hash (see hashKey); undefined when unknown or revoked. */
 export async function authenticate(
   db: Kysely<Database>,
-  rawKey: string,
+  keyHash: string,
 ): Promise<{ accountId: string; keyId: string } | undefined> {
-  if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
-  // Runs on every request, so a fixed SQL text: the query builder's compile step costs more CPU than the query.
-  const { rows } = await sql<{ id: string; account_id: string }>`
-    SELECT id, account_id FROM api_keys WHERE hash = ${hashKey(rawKey)} AND revoked_at IS NULL`.execute(db);
+  // A fixed SQL text: the query builder's compile step costs more CPU than the query.
+  const { rows } = await sql<{ id: string; account_id: string }>`/* prepared:authenticate-key */
+    SELECT id, account_id FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
   const row = rows[0];
   return row && { accountId: row.account_id, keyId: row.id };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
   Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageRecord, UsageRecordInput,
@@ -6,9 +7,12 @@ import type {
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import { createAccount, credit, getAccount } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey } from './keys.js';
-import { placeHold } from './place-hold.js';
+import { hashKey, KEY_PREFIX } from './ids.js';
+import { KeyCache } from './key-cache.js';
+import { GroupCommit } from './group-commit.js';
+import { placeHolds } from './place-hold.js';
 import { extendHold } from './extend-hold.js';
-import { settle, type SettleResult } from './settle.js';
+import { settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
 
@@ -18,8 +22,15 @@ export interface LedgerLog {
   error(obj: object, msg?: string): void;
 }
 
-export interface LedgerOptions extends ConnectOptions {
+export interface LedgerOptions extends ConnectOptions, LedgerTuning {
   log?: LedgerLog;
+}
+
+export interface LedgerTuning {
+  /** How long a verified API key is answered from memory (default 60 s; 0: always ask the database). */
+  keyCacheTtlMs?: number;
+  /** Hold statements allowed to run at once (default 4); settles run one statement at a time. */
+  statementsInFlight?: number;
 }
 
 /** Default hold lifetime: longer than any request may run, so the reaper only frees orphans. */
@@ -42,25 +53,58 @@ export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
     await db.destroy();
     throw e;
   }
-  return new Ledger(db, opts.log);
+  return new Ledger(db, opts.log, opts);
 }
 
-/** The token-billing ledger. Each money operation is one SQL statement; see the files per operation. */
+/** Statements wait for a slot rather than a timer, so this only caps the size of one statement. */
+const MAX_BATCH = 100;
+/** How long a settle waits for company before its statement goes out. */
+const SETTLE_LINGER_MS = 5;
+
+/**
+ * The token-billing ledger. Each money operation is one SQL statement; see the files per operation.
+ * Holds and settles go through a group commit: concurrent requests share statements (and commits).
+ */
 export class Ledger {
+  private readonly keys: KeyCache;
+  private readonly holds: GroupCommit<HoldRequest, undefined>;
+  private readonly settles: GroupCommit<SettleRequest, SettleResult>;
+
   constructor(
     /** Exposed for tests and admin tooling; everything else goes through the methods. */
     readonly db: Kysely<Database>,
     private readonly log?: LedgerLog,
-  ) {}
+    tuning: LedgerTuning = {},
+  ) {
+    this.keys = new KeyCache({ ttlMs: tuning.keyCacheTtlMs ?? 60_000, maxEntries: 100_000 });
+    const maxInFlight = tuning.statementsInFlight ?? 4;
+    this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), { maxInFlight, maxBatch: MAX_BATCH, conflictKey: (h) => h.accountId });
+    this.settles = new GroupCommit((ss) => settleMany(this.db, ss), {
+      // Nobody waits on a settle: one statement at a time, lingering a little, collects the most.
+      maxInFlight: 1,
+      maxBatch: MAX_BATCH,
+      conflictKey: (s) => s.requestId,
+      lingerMs: SETTLE_LINGER_MS,
+    });
+  }
 
-  close(): Promise<void> {
+  /** Waits for the holds and settles already submitted, then closes the connections. */
+  async close(): Promise<void> {
+    await this.settled();
     return this.db.destroy();
+  }
+
+  /** Resolves once every hold and settle submitted before the call has committed (or failed). */
+  async settled(): Promise<void> {
+    await Promise.all([this.holds.settled(), this.settles.settled()]);
   }
 
   createAccount(name: string, initialBalance?: bigint): Promise<Account> {
     return createAccount(this.db, name, initialBalance);
   }
-  getAccount(id: string): Promise<Account | undefined> {
+  /** Reads wait for submitted settles first, so a caller reads its own completed requests. */
+  async getAccount(id: string): Promise<Account | undefined> {
+    await this.settled();
     return getAccount(this.db, id);
   }
   createKey(accountId: string, name?: string): Promise<{ key: string; record: KeyRecord }> {
@@ -69,21 +113,35 @@ export class Ledger {
   listKeys(accountId?: string): Promise<KeyRecord[]> {
     return listKeys(this.db, accountId);
   }
-  revokeKey(keyId: string): Promise<KeyRecord | undefined> {
-    return revokeKey(this.db, keyId);
+  async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
+    const record = await revokeKey(this.db, keyId);
+    this.keys.evictKeyId(keyId);
+    return record;
   }
-  authenticate(rawKey: string): Promise<{ accountId: string; keyId: string } | undefined> {
-    return authenticate(this.db, rawKey);
+  /** Verified keys are cached (see KeyCache); holds re-check revocation, so money never trusts the cache. */
+  async authenticate(rawKey: string): Promise<{ accountId: string; keyId: string } | undefined> {
+    if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
+    const hash = hashKey(rawKey);
+    const cached = this.keys.get(hash);
+    if (cached) return cached;
+    const auth = await authenticate(this.db, hash);
+    if (auth) this.keys.set(hash, auth);
+    return auth;
   }
 
   credit(accountId: string, amount: bigint, reason: string): Promise<JournalEntry> {
     return credit(this.db, accountId, amount, reason);
   }
-  placeHold(h: HoldRequest): Promise<void> {
-    return placeHold(this.db, h);
+  async placeHold(h: HoldRequest): Promise<void> {
+    try {
+      await this.holds.submit(h);
+    } catch (e) {
+      if (h.keyId && e instanceof GatewayError && e.kind === 'authentication') this.keys.evictKeyId(h.keyId);
+      throw e;
+    }
   }
   async settle(s: SettleRequest): Promise<SettleResult> {
-    const result = await settle(this.db, s);
+    const result = await this.settles.submit(s);
     if (!result.settled) {
       // A hold that expired or was released before settling: the usage is not billed. Say so loudly.
       const status = await this.holdStatus(s.requestId);
@@ -103,13 +161,16 @@ export class Ledger {
     return reapExpired(this.db, now);
   }
 
-  ledgerEntries(accountId: string, limit?: number): Promise<JournalEntry[]> {
+  async ledgerEntries(accountId: string, limit?: number): Promise<JournalEntry[]> {
+    await this.settled();
     return ledgerEntries(this.db, accountId, limit);
   }
-  usageRecords(accountId: string, limit?: number): Promise<UsageRecord[]> {
+  async usageRecords(accountId: string, limit?: number): Promise<UsageRecord[]> {
+    await this.settled();
     return usageRecords(this.db, accountId, limit);
   }
-  balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
+  async balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
+    await this.settled();
     return balanceCheck(this.db);
   }
 

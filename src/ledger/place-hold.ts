@@ -5,40 +5,79 @@ import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
 
-/**
- * Reserves `amount` for a request: one statement raises `held` only where the available
- * balance covers it and inserts the hold (id = request id, so a retry cannot hold twice).
- * Row locks plus the re-checked WHERE make it exact under concurrency.
- */
+/** Reserves `amount` for one request; see placeHolds. */
 export async function placeHold(db: Kysely<Database>, h: HoldRequest): Promise<void> {
-  if (h.amount <= 0n) throw new GatewayError('invalid_request', `hold amount must be positive, got ${h.amount}`);
-  if (!Number.isFinite(h.ttlMs) || h.ttlMs <= 0) throw new GatewayError('invalid_request', 'hold ttl must be positive');
-  let placed: boolean;
-  let duplicate: boolean;
+  const [result] = await placeHolds(db, [h]);
+  if (result instanceof Error) throw result;
+}
+
+/**
+ * Reserves each request's amount, in one statement for the whole batch (at most one hold per
+ * account per batch: the group commit keeps a second one for the next statement). For each hold
+ * the statement raises the account's `held` only where the available balance covers it, the
+ * request id is new and (when a key is given) the key is not revoked, and inserts the hold
+ * (id = request id, so a retry cannot hold twice). The accounts are locked in id order, so batches
+ * running at once never deadlock; row locks plus the re-checked WHERE make it exact.
+ *
+ * The key check is what lets the HTTP layer cache verified keys: a key revoked after it was cached
+ * can no longer move money, on any instance, from the moment its revocation commits.
+ */
+export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Promise<Array<undefined | Error>> {
+  const results: Array<undefined | Error> = holds.map(validate);
+  const valid = holds.flatMap((h, ord) => (results[ord] ? [] : [{ ord, h }]));
+  if (valid.length === 0) return results;
+  const rows = JSON.stringify(
+    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
+  );
+  let outcome: Array<{ ord: number; placed: boolean; duplicate: boolean; key_ok: boolean }>;
   try {
-    const { rows } = await sql<{ placed: boolean; duplicate: boolean }>`
-      WITH a AS (
-        UPDATE accounts SET held = held + ${h.amount}
-        WHERE id = ${h.accountId} AND balance - held >= ${h.amount}
-          AND NOT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId})
-        RETURNING id
+    ({ rows: outcome } = await sql<{ ord: number; placed: boolean; duplicate: boolean; key_ok: boolean }>`/* prepared:place-holds */
+      WITH r AS (
+        SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
+          AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
+      ), lk AS (
+        SELECT id FROM accounts WHERE id IN (SELECT account_id FROM r) ORDER BY id FOR UPDATE
+      ), ok AS (
+        SELECT r.* FROM r
+        WHERE NOT EXISTS (SELECT 1 FROM holds WHERE holds.id = r.id)
+          AND (r.key_id IS NULL OR EXISTS (
+            SELECT 1 FROM api_keys k WHERE k.id = r.key_id AND k.account_id = r.account_id AND k.revoked_at IS NULL))
+      ), a AS (
+        UPDATE accounts SET held = accounts.held + ok.amount
+        FROM ok JOIN lk ON lk.id = ok.account_id
+        WHERE accounts.id = ok.account_id AND accounts.balance - accounts.held >= ok.amount
+        RETURNING ok.id AS request_id
       ), ins AS (
         INSERT INTO holds (id, account_id, amount, expires_at)
-        SELECT ${h.requestId}, id, ${h.amount}, now() + make_interval(secs => ${h.ttlMs}::float8 / 1000)
-        FROM a
+        SELECT r.id, r.account_id, r.amount, now() + make_interval(secs => r.ttl_ms / 1000)
+        FROM r JOIN a ON a.request_id = r.id
         RETURNING id
       )
-      SELECT EXISTS (SELECT 1 FROM ins) AS placed,
-             EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate`.execute(db);
-    ({ placed, duplicate } = rows[0]);
+      SELECT r.ord, ins.id IS NOT NULL AS placed,
+        EXISTS (SELECT 1 FROM holds WHERE holds.id = r.id) AS duplicate,
+        (r.key_id IS NULL OR EXISTS (
+          SELECT 1 FROM api_keys k WHERE k.id = r.key_id AND k.account_id = r.account_id AND k.revoked_at IS NULL)) AS key_ok
+      FROM r LEFT JOIN ins ON ins.id = r.id`.execute(db));
   } catch (e) {
-    // Two concurrent holds with one id: the unique key rejects the second, atomically.
-    if (sqlState(e) === UNIQUE_VIOLATION) throw conflict(h.requestId, e);
+    // Two concurrent holds with one id: the unique key rejects the second, atomically. In a batch
+    // the group commit then runs each hold alone, so only the duplicate gets this answer.
+    if (sqlState(e) === UNIQUE_VIOLATION && valid.length === 1) return [conflict(valid[0].h.requestId, e)];
     throw e;
   }
-  if (placed) return;
-  if (duplicate) throw conflict(h.requestId);
-  throw await insufficient(db, h);
+  for (const row of outcome) {
+    const h = holds[row.ord];
+    if (row.placed) continue;
+    if (row.duplicate) results[row.ord] = conflict(h.requestId);
+    else if (!row.key_ok) results[row.ord] = new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
+    else results[row.ord] = await insufficient(db, h);
+  }
+  return results;
+}
+
+function validate(h: HoldRequest): Error | undefined {
+  if (h.amount <= 0n) return new GatewayError('invalid_request', `hold amount must be positive, got ${h.amount}`);
+  if (!Number.isFinite(h.ttlMs) || h.ttlMs <= 0) return new GatewayError('invalid_request', 'hold ttl must be positive');
+  return undefined;
 }
 
 function conflict(requestId: string, cause?: unknown): GatewayError {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
-import type { Charge, SettleRequest, UsageRecordInput } from './types.js';
+import type { Charge, SettleRequest } from './types.js';
 import { tokenCounts } from './rows.js';
 import { toJson } from './json.js';
 
@@ -12,81 +12,135 @@ export interface SettleResult {
   settled: boolean;
 }
 
-/** Charges as one JSON parameter: an empty list still works, and bigints travel as exact strings. */
-export function chargesJson(charges: Charge[]): string {
-  return JSON.stringify(
-    charges.map((c, i) => {
-      if (c.cost < 0n) throw new GatewayError('invalid_request', `charge ${i} has a negative cost`);
-      if (!c.model) throw new GatewayError('invalid_request', `charge ${i} has no model`);
-      const t = tokenCounts(c.usage);
-      return {
-        ord: i,
-        model: c.model,
-        cost: c.cost.toString(),
-        in_nc: t.inputNoCache.toString(),
-        in_cr: t.inputCacheRead.toString(),
-        in_cw: t.inputCacheWrite.toString(),
-        out_total: t.output.toString(),
-        out_reason: t.reasoning.toString(),
-      };
-    }),
-  );
+/** A request's charges as JSON rows: bigints travel as exact strings. Throws on a malformed charge. */
+export function chargeRows(requestId: string, charges: Charge[]): object[] {
+  return charges.map((c, i) => {
+    if (c.cost < 0n) throw new GatewayError('invalid_request', `charge ${i} has a negative cost`);
+    if (!c.model) throw new GatewayError('invalid_request', `charge ${i} has no model`);
+    const t = tokenCounts(c.usage);
+    return {
+      req: requestId,
+      ord: i,
+      model: c.model,
+      cost: c.cost.toString(),
+      in_nc: t.inputNoCache.toString(),
+      in_cr: t.inputCacheRead.toString(),
+      in_cw: t.inputCacheWrite.toString(),
+      out_total: t.output.toString(),
+      out_reason: t.reasoning.toString(),
+    };
+  });
+}
+
+/** Settles one request; see settleMany. */
+export async function settle(db: Kysely<Database>, s: SettleRequest): Promise<SettleResult> {
+  const [result] = await settleMany(db, [s]);
+  if (result instanceof Error) throw result;
+  return result;
 }
 
 /**
- * Posts a pending hold, in one statement: marks it settled (only if pending, so at most once),
- * captures min(sum of costs, hold), returns the rest to the available balance, writes one
- * journal `capture` line per charge with its tokens and exact balance_after, and the usage record.
- * Charges are captured in order; when the hold caps them, the later lines carry less than their cost.
+ * Posts pending holds, in one statement for the whole batch (distinct request ids). For each
+ * request it marks the hold settled (only if pending, so at most once), captures min(sum of its
+ * costs, its hold), returns the rest to the available balance, writes one journal `capture` line
+ * per charge with its tokens, and the usage record. Several requests of one account are summed
+ * into one update of the account, and their journal lines are chained (ordered by request id,
+ * then charge) so each line's balance_after is exact. Charges are captured in order; when the
+ * hold caps them, the later lines carry less than their cost. Accounts are locked in id order.
  */
-export async function settle(db: Kysely<Database>, s: SettleRequest): Promise<SettleResult> {
-  const r: UsageRecordInput = s.record;
-  const { rows } = await sql<{ captured: bigint }>`
-    WITH c AS (
-      SELECT x.*, coalesce(sum(x.cost) OVER (ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-      FROM jsonb_to_recordset(${chargesJson(s.charges)}::jsonb)
-        AS x(ord int, model text, cost bigint, in_nc bigint, in_cr bigint, in_cw bigint, out_total bigint, out_reason bigint)
-    ), h AS (
-      UPDATE holds SET status = 'settled', resolved_at = now(),
-        captured = LEAST(amount, (SELECT coalesce(sum(cost), 0) FROM c))
-      WHERE id = ${s.requestId} AND status = 'pending'
-      RETURNING account_id, amount, captured
-    ), a AS (
-      UPDATE accounts SET held = accounts.held - h.amount, balance = accounts.balance - h.captured
-      FROM h WHERE accounts.id = h.account_id
-      RETURNING accounts.id, accounts.balance AS after_all, h.captured
-    ), j AS (
-      INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
-        input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason)
-      SELECT a.id, 'capture',
-        LEAST(a.captured, c.before) - LEAST(a.captured, c.before + c.cost),
-        a.after_all + a.captured - LEAST(a.captured, c.before + c.cost),
-        ${s.requestId}, c.model, c.cost, c.in_nc, c.in_cr, c.in_cw, c.out_total, c.out_reason,
-        CASE WHEN LEAST(a.captured, c.before + c.cost) - LEAST(a.captured, c.before) < c.cost
-          THEN 'capped by the hold' END
-      FROM a CROSS JOIN c
-      ORDER BY c.ord
-    ), u AS (
-      INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
-        input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-        cost, latency_ms, status)
-      SELECT ${s.requestId}, a.id, ${r.keyId}, ${r.modelRequested}, ${r.modelServed},
-        ${toJson(r.attempts ?? [])}::jsonb,
-        t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason,
-        a.captured, ${Math.max(0, Math.round(r.latencyMs))}, ${r.status}
-      FROM a CROSS JOIN (
-        SELECT coalesce(sum(in_nc), 0) AS in_nc, coalesce(sum(in_cr), 0) AS in_cr, coalesce(sum(in_cw), 0) AS in_cw,
-               coalesce(sum(out_total), 0) AS out_total, coalesce(sum(out_reason), 0) AS out_reason FROM c
-      ) t
-    )
-    SELECT captured FROM a`.execute(db);
-  if (rows[0]) return { captured: rows[0].captured, settled: true };
-  return { captured: await alreadyResolved(db, s.requestId), settled: false };
+export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
+  const results: Array<SettleResult | Error | undefined> = items.map(() => undefined);
+  const requests: object[] = [];
+  const charges: object[] = [];
+  const seen = new Set<string>();
+  items.forEach((s, ord) => {
+    if (seen.has(s.requestId)) {
+      // The group commit never batches one request twice; the SQL would count its charges twice.
+      results[ord] = new GatewayError('conflict', `request ${s.requestId} is settled twice in one batch`);
+      return;
+    }
+    seen.add(s.requestId);
+    try {
+      charges.push(...chargeRows(s.requestId, s.charges));
+    } catch (e) {
+      results[ord] = e as Error;
+      return;
+    }
+    const r = s.record;
+    requests.push({
+      id: s.requestId,
+      key_id: r.keyId,
+      model_requested: r.modelRequested,
+      model_served: r.modelServed,
+      attempts: r.attempts ?? [],
+      latency_ms: Math.max(0, Math.round(r.latencyMs)),
+      status: r.status,
+    });
+  });
+  if (requests.length > 0) {
+    const { rows } = await sql<{ id: string; captured: bigint }>`/* prepared:settle-many */
+      WITH r AS (
+        SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
+          AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text)
+      ), c AS (
+        SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
+          AS x(req text, ord int, model text, cost bigint, in_nc bigint, in_cr bigint, in_cw bigint, out_total bigint, out_reason bigint)
+      ), t AS (
+        SELECT r.id, coalesce(sum(c.cost), 0) AS cost,
+          coalesce(sum(c.in_nc), 0) AS in_nc, coalesce(sum(c.in_cr), 0) AS in_cr, coalesce(sum(c.in_cw), 0) AS in_cw,
+          coalesce(sum(c.out_total), 0) AS out_total, coalesce(sum(c.out_reason), 0) AS out_reason
+        FROM r LEFT JOIN c ON c.req = r.id GROUP BY r.id
+      ), lk AS (
+        SELECT id FROM accounts
+        WHERE id IN (SELECT account_id FROM holds WHERE holds.id IN (SELECT id FROM r))
+        ORDER BY id FOR UPDATE
+      ), h AS (
+        UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
+        FROM t WHERE holds.id = t.id AND holds.status = 'pending'
+        RETURNING holds.id, holds.account_id, holds.amount, holds.captured
+      ), per AS (
+        SELECT account_id, sum(amount) AS amount, sum(captured) AS captured FROM h GROUP BY account_id
+      ), a AS (
+        UPDATE accounts SET held = accounts.held - per.amount, balance = accounts.balance - per.captured
+        FROM per JOIN lk ON lk.id = per.account_id
+        WHERE accounts.id = per.account_id
+        RETURNING accounts.id, accounts.balance AS after_all
+      ), lines AS (
+        SELECT h.account_id, c.*, LEAST(h.captured, c.before + c.cost) - LEAST(h.captured, c.before) AS taken
+        FROM h JOIN c ON c.req = h.id
+      ), j AS (
+        INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
+          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason)
+        SELECT l.account_id, 'capture', -l.taken,
+          a.after_all + coalesce(sum(l.taken) OVER (
+            PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
+          l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
+          CASE WHEN l.taken < l.cost THEN 'capped by the hold' END
+        FROM lines l JOIN a ON a.id = l.account_id
+        ORDER BY l.account_id, l.req, l.ord
+      ), u AS (
+        INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
+          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
+          cost, latency_ms, status)
+        SELECT r.id, h.account_id, r.key_id, r.model_requested, r.model_served, r.attempts,
+          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status
+        FROM h JOIN r ON r.id = h.id JOIN t ON t.id = h.id
+      )
+      SELECT id, captured FROM h`.execute(db);
+    const settled = new Map(rows.map((row) => [row.id, row.captured]));
+    for (const [ord, s] of items.entries()) {
+      if (results[ord]) continue;
+      const captured = settled.get(s.requestId);
+      results[ord] = captured !== undefined ? { captured, settled: true } : await alreadyResolved(db, s.requestId);
+    }
+  }
+  return results as Array<SettleResult | Error>;
 }
 
 /** The outcome of an earlier resolution; a settle with no hold at all is a caller bug, not a no-op. */
-async function alreadyResolved(db: Kysely<Database>, requestId: string): Promise<bigint> {
+async function alreadyResolved(db: Kysely<Database>, requestId: string): Promise<SettleResult | Error> {
   const hold = await db.selectFrom('holds').select(['captured']).where('id', '=', requestId).executeTakeFirst();
-  if (!hold) throw new GatewayError('not_found', `no hold for request ${requestId}`);
-  return hold.captured;
+  if (!hold) return new GatewayError('not_found', `no hold for request ${requestId}`);
+  return { captured: hold.captured, settled: false };
 }

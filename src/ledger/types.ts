@@ -81,6 +81,8 @@ export interface UsageRecord extends UsageRecordInput {
 export interface HoldRequest {
   requestId: string;
   accountId: string;
+  /** The key the request came with: the hold is refused (401) if it was revoked meanwhile. */
+  keyId?: string;
   amount: bigint;
   ttlMs: number;
 }

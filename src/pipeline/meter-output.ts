@@ -3,8 +3,12 @@ import { countTokens, decodeTokens, encodeText } from '../util/tokenizer.js';
 
 /** What the gateway itself measured of one attempt's output. */
 export class OutputMeter {
-  /** Output tokens counted so far (exact at the ceiling, a close upper estimate below it). */
-  counted = 0;
+  /**
+   * Output counted so far: UTF-8 bytes (an upper bound of the tokens) until the bytes could reach
+   * the ceiling, then tokens (exact at the ceiling, a close upper estimate below it).
+   */
+  private counted = 0;
+  private tokenizing = false;
   /** True once output reached the client side of the pipeline (a non-empty delta, a tool call, a redacted block). */
   emittedOutput = false;
   finish?: Finish;
@@ -60,6 +64,15 @@ export class OutputMeter {
    * never cut early by the estimate.
    */
   admit(id: string, piece: string): { text: string; reached: boolean } {
+    if (!this.tokenizing) {
+      // Every token is at least one UTF-8 byte, so while the bytes fit, the tokens fit too: most
+      // answers end below their ceiling without being tokenized at all. The first piece that
+      // could cross switches to counting tokens, from an exact count of what came before.
+      const bytes = Buffer.byteLength(piece, 'utf8');
+      if (this.counted + bytes <= this.maxTokens) return this.accept(id, piece, bytes, false);
+      this.tokenizing = true;
+      this.counted = this.exactCount();
+    }
     const n = countTokens(piece);
     if (this.counted + n <= this.maxTokens) return this.accept(id, piece, n);
     const exactBefore = this.exactCount();
@@ -75,10 +88,14 @@ export class OutputMeter {
     return { text: accepted.text, reached: true };
   }
 
-  private accept(id: string, piece: string, n: number): { text: string; reached: boolean } {
+  private accept(id: string, piece: string, n: number, exact = true): { text: string; reached: boolean } {
     this.counted += n;
     if (piece) this.emittedOutput = true;
     this.blockText.set(id, (this.blockText.get(id) ?? '') + piece);
+    if (!exact || this.counted < this.maxTokens) return { text: piece, reached: false };
+    // Per-piece counts overestimate (a piece alone can take more tokens than inside its text):
+    // the ceiling counts as reached only when the exact count says so.
+    this.counted = this.exactCount();
     return { text: piece, reached: this.counted >= this.maxTokens };
   }
 

@@ -47,7 +47,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
     );
   }
   const amount = requestHold(inputTokens, candidates);
-  await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, amount, ttlMs: deps.holdTtlMs });
+  await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
   return { events: runAttempts(deps, ctx, req, candidates, summary), summary };
 }
@@ -73,11 +73,18 @@ async function* runAttempts(
   const fallbacks: StreamEvent[] = [];
   let startSent = false;
   // The attempt under way; when the consumer stops early (client gone) it is billed in `finally`.
+  let unlinkClient = () => {};
   let inFlight: { cand: Candidate; meter: OutputMeter; stop: AbortController; attempt?: AsyncGenerator<StreamEvent, AttemptResult> } | undefined;
   try {
     for (let i = 0; i < candidates.length; i++) {
       const cand = candidates[i];
       const stop = new AbortController();
+      // The upstream call stops when the client goes away or the run stops the attempt: the
+      // client's signal aborts this attempt's controller (cheaper than AbortSignal.any per call).
+      const onClientGone = () => stop.abort(ctx.signal.reason);
+      ctx.signal.addEventListener('abort', onClientGone, { once: true });
+      unlinkClient = () => ctx.signal.removeEventListener('abort', onClientGone);
+      if (ctx.signal.aborted) stop.abort(ctx.signal.reason);
       const meter = new OutputMeter(cand.maxTokens);
       inFlight = { cand, meter, stop };
       const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, i, ctx.signal, stop, meter);
@@ -97,6 +104,7 @@ async function* runAttempts(
           yield* fallbacks.splice(0);
         }
       }
+      unlinkClient();
       const result: AttemptResult = step.value;
       const { outcome } = result;
       inFlight = undefined;
@@ -135,6 +143,7 @@ async function* runAttempts(
     throw e;
   } finally {
     stopHeartbeat();
+    unlinkClient();
     if (inFlight) {
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
       inFlight.stop.abort();
@@ -143,7 +152,9 @@ async function* runAttempts(
       summary.attempts.push({ model: inFlight.cand.model.id, outcome: 'error', reason: 'client disconnected' });
     }
     if (!summary.status) summary.status = 'cancelled';
-    await settle(deps, ctx, req, summary, charges, deps.now() - started);
+    // Not awaited: the hold already covers the worst case, so the client need not wait for the
+    // commit. The ledger's reads and close() wait for it, so nothing is lost or read stale.
+    void settle(deps, ctx, req, summary, charges, deps.now() - started);
   }
 }
 
@@ -196,7 +207,7 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning },
     target: cand.target,
     requestId: ctx.requestId,
-    signal: AbortSignal.any([ctx.signal, stop.signal]),
+    signal: stop.signal,
   };
 }
 

@@ -1,0 +1,52 @@
+/** A verified key: whose it is and until when the cache may answer for it without the database. */
+interface Entry {
+  accountId: string;
+  keyId: string;
+  expiresAt: number;
+}
+
+export interface KeyCacheOptions {
+  /** How long a verified key is answered from memory (0 turns the cache off). */
+  ttlMs: number;
+  /** Most keys remembered; the oldest is forgotten first. */
+  maxEntries: number;
+}
+
+/**
+ * Verified API keys, by key hash, so a completion does not pay a database round trip to
+ * authenticate. Only hits are cached (an unknown key always reaches the database). Safe because
+ * money never moves on the cache's word: every hold re-checks in its own statement that the key
+ * still exists and is not revoked. A revoked key therefore stops spending at once on every
+ * instance; what the cache can still answer, for at most `ttlMs`, is the free operations (listing
+ * models, counting tokens). Revoking through this process evicts the key here immediately.
+ */
+export class KeyCache {
+  private entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly opts: KeyCacheOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(hash: string): { accountId: string; keyId: string } | undefined {
+    const e = this.entries.get(hash);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return { accountId: e.accountId, keyId: e.keyId };
+  }
+
+  set(hash: string, auth: { accountId: string; keyId: string }): void {
+    if (this.opts.ttlMs <= 0) return;
+    this.entries.delete(hash);
+    if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { ...auth, expiresAt: this.now() + this.opts.ttlMs });
+  }
+
+  /** Forgets a key (revoked here, or refused by a hold). */
+  evictKeyId(keyId: string): void {
+    for (const [hash, e] of this.entries) if (e.keyId === keyId) this.entries.delete(hash);
+  }
+}

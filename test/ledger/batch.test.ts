@@ -1,0 +1,114 @@
+/**
+ * The batched statements behind the group commit, called directly with several requests at once,
+ * so every path of the batch SQL runs whatever the timing: mixed outcomes in one hold statement,
+ * several requests of one account in one settle statement (one account update, a chained journal).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { dbTargets, type OpenedTarget } from './db-targets.js';
+import type { Charge, Ledger, UsageRecordInput } from '../../src/ledger/index.js';
+import { placeHolds } from '../../src/ledger/place-hold.js';
+import { settleMany } from '../../src/ledger/settle.js';
+import { GatewayError } from '../../src/ir/errors.js';
+
+const record: UsageRecordInput = { keyId: null, modelRequested: 'm', modelServed: 'm', attempts: [], latencyMs: 5, status: 'ok' };
+const charge = (cost: bigint, output = 10): Charge => ({
+  model: 'm',
+  cost,
+  usage: { input: { noCache: 3, cacheRead: 0, cacheWrite: 0 }, output: { total: output, reasoning: 0 } },
+});
+let seq = 0;
+const rid = (tag: string) => `${tag}-${Date.now()}-${seq++}`;
+
+describe.each(dbTargets)('batched ledger statements on $name', (target) => {
+  let t: OpenedTarget;
+  let ledger: Ledger;
+  beforeAll(async () => {
+    t = await target.open();
+    ledger = t.ledger;
+  });
+  afterAll(() => t?.cleanup());
+
+  it('one hold statement: placed, short of balance, revoked key, unknown account and duplicate each answered for itself', async () => {
+    const rich = await ledger.createAccount('rich', 10_000n);
+    const poor = await ledger.createAccount('poor', 50n);
+    const keyed = await ledger.createAccount('keyed', 10_000n);
+    const { record: key } = await ledger.createKey(keyed.id);
+    await ledger.revokeKey(key.id);
+    const dupAccount = await ledger.createAccount('dup', 10_000n);
+    const dupId = rid('dup');
+    await ledger.placeHold({ requestId: dupId, accountId: dupAccount.id, amount: 10n, ttlMs: 60_000 });
+
+    const okId = rid('ok');
+    const results = await placeHolds(ledger.db, [
+      { requestId: okId, accountId: rich.id, amount: 4_000n, ttlMs: 60_000 },
+      { requestId: rid('poor'), accountId: poor.id, amount: 51n, ttlMs: 60_000 },
+      { requestId: rid('revoked'), accountId: keyed.id, keyId: key.id, amount: 1n, ttlMs: 60_000 },
+      { requestId: rid('ghost'), accountId: 'acct_missing', amount: 1n, ttlMs: 60_000 },
+      { requestId: dupId, accountId: dupAccount.id, amount: 1n, ttlMs: 60_000 },
+      { requestId: rid('zero'), accountId: rich.id, amount: 0n, ttlMs: 60_000 },
+    ]);
+    expect(results.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual([
+      undefined, 'insufficient_balance', 'authentication', 'not_found', 'conflict', 'invalid_request',
+    ]);
+    expect(await ledger.getAccount(rich.id)).toMatchObject({ held: 4_000n });
+    expect(await ledger.getAccount(poor.id)).toMatchObject({ held: 0n });
+    expect(await ledger.getAccount(keyed.id)).toMatchObject({ held: 0n });
+    expect(await ledger.getAccount(dupAccount.id)).toMatchObject({ held: 10n });
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('one settle statement for several requests of two accounts: exact balances, chained journal, capped lines', async () => {
+    const a = await ledger.createAccount('a', 1_000n);
+    const b = await ledger.createAccount('b', 1_000n);
+    const holds = [
+      { requestId: rid('a1'), accountId: a.id, amount: 100n },
+      { requestId: rid('a2'), accountId: a.id, amount: 200n },
+      { requestId: rid('a3'), accountId: a.id, amount: 50n },
+      { requestId: rid('b1'), accountId: b.id, amount: 300n },
+    ];
+    for (const h of holds) await ledger.placeHold({ ...h, ttlMs: 60_000 });
+    const results = await settleMany(ledger.db, [
+      { requestId: holds[0].requestId, charges: [charge(30n), charge(20n)], record },
+      { requestId: holds[1].requestId, charges: [charge(150n), charge(100n)], record }, // 250 > hold 200: capped
+      { requestId: holds[2].requestId, charges: [], record: { ...record, status: 'error' } },
+      { requestId: holds[3].requestId, charges: [charge(7n)], record },
+      { requestId: 'never-held', charges: [], record },
+    ]);
+    expect(results.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual([
+      { captured: 50n, settled: true },
+      { captured: 200n, settled: true },
+      { captured: 0n, settled: true },
+      { captured: 7n, settled: true },
+      'not_found',
+    ]);
+    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 750n, held: 0n });
+    expect(await ledger.getAccount(b.id)).toMatchObject({ balance: 993n, held: 0n });
+    const lines = (await ledger.ledgerEntries(a.id)).filter((e) => e.kind === 'capture').sort((x, y) => Number(x.id - y.id));
+    expect(lines.map((l) => [l.amount, l.balanceAfter, l.reason])).toEqual([
+      [-30n, 970n, null],
+      [-20n, 950n, null],
+      [-150n, 800n, null],
+      [-50n, 750n, 'capped by the hold'],
+    ]);
+    const { rows } = await sql<{ n: bigint }>`SELECT count(*) AS n FROM usage_records WHERE account_id IN (${a.id}, ${b.id})`.execute(ledger.db);
+    expect(rows[0].n).toBe(4n);
+    // Settling again answers what the first settle captured, and changes nothing.
+    const again = await settleMany(ledger.db, [{ requestId: holds[1].requestId, charges: [charge(1n)], record }]);
+    expect(again).toEqual([{ captured: 200n, settled: false }]);
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('through the group commit, 200 concurrent holds and settles over 5 accounts share statements and stay exact', async () => {
+    const accounts = await Promise.all([0, 1, 2, 3, 4].map((i) => ledger.createAccount(`gc-${i}`, 1_000_000n)));
+    const ids = Array.from({ length: 200 }, (_, i) => ({ requestId: rid(`gc${i}`), accountId: accounts[i % 5].id }));
+    await Promise.all(ids.map((h) => ledger.placeHold({ ...h, amount: 1_000n, ttlMs: 60_000 })));
+    const results = await Promise.all(ids.map((h, i) => ledger.settle({ requestId: h.requestId, charges: [charge(BigInt(i % 7) * 100n)], record })));
+    expect(results.every((r) => r.settled)).toBe(true);
+    const spent = ids.reduce((sum, _, i) => sum + Math.min(1_000, (i % 7) * 100), 0);
+    const balances = await Promise.all(accounts.map((a) => ledger.getAccount(a.id)));
+    expect(balances.reduce((sum, a) => sum + a!.balance, 0n)).toBe(5_000_000n - BigInt(spent));
+    expect(balances.every((a) => a!.held === 0n)).toBe(true);
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+});
