@@ -47,6 +47,7 @@ export async function settle(db: Kysely<Database>, s: SettleRequest): Promise<Se
  * into one update of the account, and their journal lines are chained (ordered by request id,
  * then charge) so each line's balance_after is exact. Charges are captured in order; when the
  * hold caps them, the later lines carry less than their cost. Accounts are locked in id order.
+ * Tables are reached by `id = ANY (ARRAY(...))` index lookups, as in placeHolds (see there).
  */
 export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
   const results: Array<SettleResult | Error | undefined> = items.map(() => undefined);
@@ -93,18 +94,19 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
         FROM r LEFT JOIN c ON c.req = r.id GROUP BY r.id
       ), lk AS (
         SELECT id FROM accounts
-        WHERE id IN (SELECT account_id FROM holds WHERE holds.id IN (SELECT id FROM r))
+        WHERE id = ANY (ARRAY(SELECT account_id FROM holds WHERE holds.id = ANY (ARRAY(SELECT id FROM r))))
         ORDER BY id FOR UPDATE
       ), h AS (
         UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
-        FROM t WHERE holds.id = t.id AND holds.status = 'pending'
+        FROM t
+        WHERE holds.id = ANY (ARRAY(SELECT id FROM r)) AND holds.id = t.id AND holds.status = 'pending'
         RETURNING holds.id, holds.account_id, holds.amount, holds.captured
       ), per AS (
         SELECT account_id, sum(amount) AS amount, sum(captured) AS captured FROM h GROUP BY account_id
       ), a AS (
         UPDATE accounts SET held = accounts.held - per.amount, balance = accounts.balance - per.captured
         FROM per JOIN lk ON lk.id = per.account_id
-        WHERE accounts.id = per.account_id
+        WHERE accounts.id = ANY (ARRAY(SELECT id FROM lk)) AND accounts.id = per.account_id
         RETURNING accounts.id, accounts.balance AS after_all
       ), lines AS (
         SELECT h.account_id, c.*, LEAST(h.captured, c.before + c.cost) - LEAST(h.captured, c.before) AS taken

@@ -40,8 +40,10 @@ describe('bench report', () => {
   });
 
   it('renders a table row per case', () => {
-    const report = { date: 'd', machine: { cpus: 2, node: '20' }, database: 'pg', settings: { seconds: 5, connections: 50, latencySamples: 100, streams: 1000, accounts: 50 }, rows, portkeyStreams: { status: 500, complete: false, note: 'x' }, streamsMemory: mem, targets: checkTargets(rows, mem) } satisfies Report;
-    expect(markdown(report).split('\n').filter((l) => l.startsWith('| switchyard'))).toHaveLength(3);
+    const report = { date: 'd', machine: { cpus: 2, node: '20', calibration: { busyRoundTripCpuUs: 50, wakeRoundTripCpuUs: 170 } }, database: 'pg', settings: { seconds: 5, connections: 50, latencySamples: 100, streams: 1000, accounts: 50 }, rows, portkeyStreams: { status: 500, complete: false, note: 'x' }, streamsMemory: mem, targets: checkTargets(rows, mem) } satisfies Report;
+    const md = markdown(report);
+    expect(md.split('\n').filter((l) => l.startsWith('| switchyard'))).toHaveLength(3);
+    expect(md).toContain('170 µs when it has to be woken');
   });
 
   it('reads CPU and memory of a process from /proc', () => {

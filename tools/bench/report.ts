@@ -1,5 +1,6 @@
 import type { LatencyResult, ThroughputResult } from './load.js';
 import type { StreamsMemory } from './hold-streams.js';
+import type { Calibration } from './calibrate.js';
 import { caseLabel, type Case } from './scenarios.js';
 
 export interface Row {
@@ -25,7 +26,7 @@ export interface TargetCheck {
 
 export interface Report {
   date: string;
-  machine: { cpus: number; node: string };
+  machine: { cpus: number; node: string; calibration: Calibration };
   database: string;
   settings: { seconds: number; connections: number; latencySamples: number; streams: number; accounts: number };
   rows: Row[];
@@ -78,19 +79,23 @@ export function checkTargets(rows: Row[], mem: StreamsMemory): TargetCheck[] {
 }
 
 export function markdown(r: Report): string {
-  const head = '| case | req/s @50 | p50 @50 | p99 @50 | CPU ms/req | p50 @1 | added p50 @1 | TTFB @1 | added TTFB | failures |';
+  const head = '| case | req/s @50 | p50 @50 | p99 @50 | CPU ms/req | DB CPU ms/req | p50 @1 | added p50 @1 | TTFB @1 | added TTFB | failures |';
   const lines = r.rows.map((x) => {
     const t = x.throughput;
     const l = x.latency;
-    return `| ${x.label} | ${f(t.rps, 0)} | ${f(t.p50Ms, 0)} ms | ${f(t.p99Ms, 0)} ms | ${f(t.cpuMsPerRequest, 3)} | ${f(l.p50Ms)} ms | ${f(x.addedP50Ms)} | ${x.stream ? `${f(l.ttfbP50Ms)} ms` : '–'} | ${x.stream ? f(x.addedTtfbMs) : '–'} | ${t.failures + l.failures} |`;
+    return `| ${x.label} | ${f(t.rps, 0)} | ${f(t.p50Ms, 0)} ms | ${f(t.p99Ms, 0)} ms | ${f(t.cpuMsPerRequest, 3)} | ${f(t.dbCpuMsPerRequest, 3)} | ${f(l.p50Ms)} ms | ${f(x.addedP50Ms)} | ${x.stream ? `${f(l.ttfbP50Ms)} ms` : '–'} | ${x.stream ? f(x.addedTtfbMs) : '–'} | ${t.failures + l.failures} |`;
   });
+  const cal = r.machine.calibration;
   const targets = r.targets.map((t) => `| ${t.name} | ${t.limit} | ${t.measured} | ${t.pass === null ? 'n/a' : t.pass ? 'pass' : 'MISS'} |`);
   return [
     `Measured ${r.date} on ${r.machine.cpus} cores, Node ${r.machine.node}, ledger on ${r.database}; ` +
       `${r.settings.seconds} s per case at ${r.settings.connections} connections (keys of ${r.settings.accounts} accounts rotated), ${r.settings.latencySamples} sequential requests at 1 connection.`,
     '',
+    `Machine calibration: a round trip to another process costs ${f(cal.busyRoundTripCpuUs, 0)} µs of CPU while it is awake and ` +
+      `${f(cal.wakeRoundTripCpuUs, 0)} µs when it has to be woken (tools/bench/calibrate.ts).`,
+    '',
     head,
-    '|' + ' --- |'.repeat(10),
+    '|' + ' --- |'.repeat(11),
     ...lines,
     '',
     `Portkey streaming probe: ${r.portkeyStreams.note}`,
