@@ -160,9 +160,14 @@ async function main(): Promise<void> {
   addOverheads(rows);
   const portkeyStreams = await portkeyStreamProbe(portkey.url, fake.url);
   process.stderr.write(`  ${STREAMS} slow streams...\n`);
-  const slow = gatewayCase(gw.url, keys, 'chat', 'openai', true);
+  // A fresh gateway process: its resident memory then measures the streams, not the garbage the
+  // load cases left for the next major GC (which swings RSS by 100 MB either way).
+  await gw.child.stop();
+  const fresh = await startSwitchyard(fake.url, adminKey);
+  const freshKeys = await createKeys(fresh.url, adminKey, ACCOUNTS);
+  const slow = gatewayCase(fresh.url, freshKeys, 'chat', 'openai', true);
   slow.target.body = requestBody(SLOW_MODEL, true);
-  const streamsMemory = await measureStreamsMemory(slow.target, STREAMS, gw.child.pid);
+  const streamsMemory = await measureStreamsMemory(slow.target, STREAMS, fresh.child.pid);
   const report: Report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.versions.node, calibration },
