@@ -6,7 +6,7 @@ interface Entry {
 }
 
 export interface KeyCacheOptions {
-  /** How long a verified key is answered from memory (0 turns the cache off). */
+  /** How long a verified key is answered from memory. */
   ttlMs: number;
   /** Most keys remembered; the oldest is forgotten first. */
   maxEntries: number;
@@ -39,7 +39,6 @@ export class KeyCache {
   }
 
   set(hash: string, auth: { accountId: string; keyId: string }): void {
-    if (this.opts.ttlMs <= 0) return;
     this.entries.delete(hash);
     if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { ...auth, expiresAt: this.now() + this.opts.ttlMs });

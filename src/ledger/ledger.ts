@@ -22,15 +22,8 @@ export interface LedgerLog {
   error(obj: object, msg?: string): void;
 }
 
-export interface LedgerOptions extends ConnectOptions, LedgerTuning {
+export interface LedgerOptions extends ConnectOptions {
   log?: LedgerLog;
-}
-
-export interface LedgerTuning {
-  /** How long a verified API key is answered from memory (default 60 s; 0: always ask the database). */
-  keyCacheTtlMs?: number;
-  /** Hold statements allowed to run at once (default 4); settles run one statement at a time. */
-  statementsInFlight?: number;
 }
 
 /** Default hold lifetime: longer than any request may run, so the reaper only frees orphans. */
@@ -53,13 +46,17 @@ export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
     await db.destroy();
     throw e;
   }
-  return new Ledger(db, opts.log, opts);
+  return new Ledger(db, opts.log);
 }
 
 /** Statements wait for a slot rather than a timer, so this only caps the size of one statement. */
 const MAX_BATCH = 100;
 /** How long a settle waits for company before its statement goes out. */
 const SETTLE_LINGER_MS = 5;
+/** Hold statements allowed to run at once; settles run one statement at a time. */
+const HOLD_STATEMENTS_IN_FLIGHT = 4;
+/** How long a verified API key is answered from memory (see KeyCache). */
+const KEY_CACHE_TTL_MS = 60_000;
 
 /**
  * The token-billing ledger. Each money operation is one SQL statement; see the files per operation.
@@ -74,11 +71,13 @@ export class Ledger {
     /** Exposed for tests and admin tooling; everything else goes through the methods. */
     readonly db: Kysely<Database>,
     private readonly log?: LedgerLog,
-    tuning: LedgerTuning = {},
   ) {
-    this.keys = new KeyCache({ ttlMs: tuning.keyCacheTtlMs ?? 60_000, maxEntries: 100_000 });
-    const maxInFlight = tuning.statementsInFlight ?? 4;
-    this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), { maxInFlight, maxBatch: MAX_BATCH, conflictKey: (h) => h.accountId });
+    this.keys = new KeyCache({ ttlMs: KEY_CACHE_TTL_MS, maxEntries: 100_000 });
+    this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), {
+      maxInFlight: HOLD_STATEMENTS_IN_FLIGHT,
+      maxBatch: MAX_BATCH,
+      conflictKey: (h) => h.accountId,
+    });
     this.settles = new GroupCommit((ss) => settleMany(this.db, ss), {
       // Nobody waits on a settle: one statement at a time, lingering a little, collects the most.
       maxInFlight: 1,

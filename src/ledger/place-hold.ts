@@ -5,12 +5,6 @@ import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
 
-/** Reserves `amount` for one request; see placeHolds. */
-export async function placeHold(db: Kysely<Database>, h: HoldRequest): Promise<void> {
-  const [result] = await placeHolds(db, [h]);
-  if (result instanceof Error) throw result;
-}
-
 /**
  * Reserves each request's amount, in one statement for the whole batch (at most one hold per
  * account per batch: the group commit keeps a second one for the next statement). For each hold

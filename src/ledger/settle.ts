@@ -32,13 +32,6 @@ export function chargeRows(requestId: string, charges: Charge[]): object[] {
   });
 }
 
-/** Settles one request; see settleMany. */
-export async function settle(db: Kysely<Database>, s: SettleRequest): Promise<SettleResult> {
-  const [result] = await settleMany(db, [s]);
-  if (result instanceof Error) throw result;
-  return result;
-}
-
 /**
  * Posts pending holds, in one statement for the whole batch (distinct request ids). For each
  * request it marks the hold settled (only if pending, so at most once), captures min(sum of its
