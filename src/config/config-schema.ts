@@ -38,6 +38,7 @@ export const configSchema = {
               connect_ms: { type: 'integer', minimum: 1 },
               first_byte_ms: { type: 'integer', minimum: 1 },
               idle_ms: { type: 'integer', minimum: 1 },
+              response_ms: { type: 'integer', minimum: 1 },
             },
           },
           max_retries: { type: 'integer', minimum: 0, maximum: 10 },

@@ -7,7 +7,7 @@ export const LOCAL_PROVIDER: ProviderConfig = {
   type: 'local',
   baseUrl: 'local://',
   headers: {},
-  timeouts: { connectMs: 1_000, firstByteMs: 60_000, idleMs: 60_000 },
+  timeouts: { connectMs: 1_000, firstByteMs: 60_000, idleMs: 60_000, responseMs: 600_000 },
   maxRetries: 0,
 };
 

@@ -35,7 +35,7 @@ describe('buildCatalog: the minimal form', () => {
   it('works with defaults for everything optional', () => {
     const c = buildCatalog(minimal(), env);
     expect(c.providers.get('openai')).toMatchObject({ type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-o', maxRetries: 2, headers: {} });
-    expect(c.providers.get('anthropic')).toMatchObject({ apiKey: 'sk-a', timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 } });
+    expect(c.providers.get('anthropic')).toMatchObject({ apiKey: 'sk-a', timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, responseMs: 600_000 } });
     expect(c.models.get('claude')).toMatchObject({
       provider: 'anthropic',
       upstreamModel: 'claude-sonnet-4-5',
@@ -49,7 +49,7 @@ describe('buildCatalog: the minimal form', () => {
   it('reads the full form: prices per kind, headers, timeouts, fast variant, fallbacks, aliases', () => {
     const doc = minimal();
     doc.providers.openai.headers = { 'OpenAI-Organization': 'org-1' };
-    doc.providers.openai.timeouts = { connect_ms: 500, first_byte_ms: 2000, idle_ms: 3000 };
+    doc.providers.openai.timeouts = { connect_ms: 500, first_byte_ms: 2000, idle_ms: 3000, response_ms: 4000 };
     Object.assign(doc.models[1], {
       price: { input: '3.00', output: 15, cache_read: '0.30', cache_write: '3.75' },
       context_window: 200000,
@@ -60,7 +60,7 @@ describe('buildCatalog: the minimal form', () => {
       aliases: ['sonnet'],
     });
     const c = buildCatalog(doc, env);
-    expect(c.providers.get('openai')).toMatchObject({ headers: { 'OpenAI-Organization': 'org-1' }, timeouts: { connectMs: 500, firstByteMs: 2000, idleMs: 3000 } });
+    expect(c.providers.get('openai')).toMatchObject({ headers: { 'OpenAI-Organization': 'org-1' }, timeouts: { connectMs: 500, firstByteMs: 2000, idleMs: 3000, responseMs: 4000 } });
     const claude = c.models.get('claude')!;
     expect(claude.price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
     expect(claude.fast).toMatchObject({ speed: 'fast', price: { input: 6000n, output: 30000n } });

@@ -11,7 +11,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
+const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, responseMs: 600_000 };
 const DEFAULT_BASE_URL: Record<string, string> = {
   openai: 'https://api.openai.com/v1',
   'openai-responses': 'https://api.openai.com/v1',
@@ -85,6 +85,7 @@ function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: strin
       connectMs: p.timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
       firstByteMs: p.timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
       idleMs: p.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+      responseMs: p.timeouts?.response_ms ?? DEFAULT_TIMEOUTS.responseMs,
     },
     maxRetries: p.max_retries ?? 2,
     ...(p.max_tokens_field ? { maxTokensField: p.max_tokens_field } : {}),

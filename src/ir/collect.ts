@@ -13,8 +13,8 @@ export interface Collected {
 }
 
 /**
- * Folds IR stream events into a whole answer. Used for non-streamed client requests (the
- * pipeline always streams upstream) and for tests.
+ * Folds IR stream events into a whole answer. Used for non-streamed client requests (every
+ * provider answers as IR events, whether its upstream streamed or not) and for tests.
  */
 export class Collector {
   id = '';

@@ -10,6 +10,8 @@ export interface Timeouts {
   firstByteMs: number;
   /** Longest silence between two chunks of a stream. */
   idleMs: number;
+  /** A non-streamed call: from request sent until the answer's headers (it is generated whole). */
+  responseMs: number;
 }
 
 /** A provider as configured in the catalog (transport facts only). */

@@ -46,7 +46,7 @@ describe.each(dbTargets)('billing under concurrency through HTTP ($name)', (targ
     fake = await startFakeUpstream({ scenario: { words: 50 } });
     catalog.providers.set('fake', {
       id: 'fake', type: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-fake', headers: {},
-      timeouts: { connectMs: 1_000, firstByteMs: 5_000, idleMs: 5_000 }, maxRetries: 0,
+      timeouts: { connectMs: 1_000, firstByteMs: 5_000, idleMs: 5_000, responseMs: 5_000 }, maxRetries: 0,
     });
     catalog.models.set('fake-model', { ...catalog.models.get(MODEL)!, id: 'fake-model', provider: 'fake', upstreamModel: 'gpt-fake', fallbacks: [], aliases: [] });
     gw = await startTestGateway({ target, catalog, balance: 0n });

@@ -237,7 +237,7 @@ describe('same-protocol passthrough', () => {
       container: 'cont_1',
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
-      stream: true,
+      stream: false,
     });
   });
 
@@ -264,7 +264,9 @@ describe('same-protocol passthrough', () => {
       metadata: { trace: 't-1' },
       store: false,
       max_tokens: 50,
-      stream: true,
+      stream: false,
     });
+    // stream_options is for streams only; OpenAI rejects it on a non-streamed request.
+    expect(sent.body).not.toHaveProperty('stream_options');
   });
 });

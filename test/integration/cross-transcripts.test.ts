@@ -64,9 +64,10 @@ for (const up of UPSTREAMS) {
             expect(fake.requests).toHaveLength(1);
             const sent = fake.requests[0];
             expect(sent.path).toBe(up.path);
-            expect(sent.body).toMatchObject({ model: up.upstreamModel, stream: true });
-            // The client's `stream` flag never reaches the upstream (the gateway always streams), so
-            // one snapshot per client protocol covers both variants.
+            // The upstream streams exactly when the client does (a whole answer costs one read, not
+            // one per event); the recorded stream is replayed either way, so both decoders run.
+            expect(sent.body).toMatchObject({ model: up.upstreamModel, stream });
+            expect(sent.headers.accept).toBe(stream ? 'text/event-stream' : 'application/json');
             if (stream) expect(sent.body).toMatchSnapshot('upstream body');
 
             if (status !== 200) {

@@ -12,6 +12,7 @@ import { closeAgents } from '../../src/providers/transport/index.js';
 import { startFakeUpstream, type FakeUpstream, type Scenario } from '../../tools/fake-upstream/index.js';
 import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { waitFor } from '../ledger/http-billing.js';
 import { CLIENT_PROTOCOLS, bodyProblems, loadSpec, post, sampleBody, streamProblems, type Answer, type ClientProtocol } from './cross-support.js';
 
 let fake: FakeUpstream;
@@ -166,6 +167,55 @@ describe('client disconnect', () => {
     expect(record.tokens.output).toBeGreaterThanOrEqual(5n);
     expect(record.tokens.output).toBeLessThan(100n); // 400 words were on offer
     expect(record.cost).toBeGreaterThan(0n);
+  });
+});
+
+describe('a non-streamed request gets a non-streamed upstream call', () => {
+  it('an answer generated for longer than first_byte_ms is waited for (response_ms)', async () => {
+    // 10 words at 120 ms: the whole answer comes after 1.2 s, past first_byte_ms (800).
+    const a = await send('chat', { words: 10, chunkDelayMs: 120 }, false);
+    expect(a.status, a.text).toBe(200);
+    expect(fake.requests[0].body).toMatchObject({ stream: false });
+    expect(a.json.choices[0].message.content).toMatch(/\w/);
+  });
+
+  it.each(CLIENT_PROTOCOLS)('%s: a connection dropped before the answer is retried, then an error in the client protocol', async (protocol) => {
+    const a = await send(protocol, { words: 10, resetAfterEvents: 5 }, false);
+    expect(fake.requests).toHaveLength(2);
+    expect(a.status).toBe(503);
+    expect(bodyProblems(protocol, a.status, a.json)).toEqual([]);
+  });
+
+  it('a client that disconnects stops the upstream call and pays for the input only', async () => {
+    fake.setScenario({ words: 400, chunkDelayMs: 20 });
+    const before = (await gw.ledger.getAccount(gw.accountId))!;
+    const abort = new AbortController();
+    const pending = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
+      body: JSON.stringify(sampleBody('chat', 'up-anthropic', false)),
+      signal: abort.signal,
+    }).catch(() => undefined);
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 100));
+    const abortedAt = Date.now();
+    abort.abort();
+    await pending;
+    const closedAt = await fake.waitClosed(0);
+    expect(closedAt - abortedAt).toBeLessThan(100);
+    expect(fake.requests[0].aborted).toBe(true);
+
+    // The request id never reached the client; this is the file's only cancelled request without output.
+    const record = await waitFor(
+      async () => (await gw.ledger.usageRecords(gw.accountId)).find((r) => r.status === 'cancelled' && r.tokens.output === 0n),
+      10_000,
+      'the usage record of the cancelled request',
+    );
+    expect(record.tokens.output).toBe(0n);
+    expect(record.tokens.inputNoCache).toBeGreaterThan(0n);
+    const after = (await gw.ledger.getAccount(gw.accountId))!;
+    expect(after.held).toBe(0n);
+    expect(after.balance).toBe(before.balance - record.cost);
   });
 });
 

@@ -171,7 +171,7 @@ describe('encoded bodies match the recorded request bodies', () => {
 describe('openai encode-request: the ceiling field', () => {
   it('uses max_tokens by default and max_completion_tokens when the provider says so', () => {
     const target = (maxTokensField?: 'max_tokens' | 'max_completion_tokens') => ({
-      provider: { id: 'p', type: 'openai' as const, baseUrl: 'http://x/v1', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 }, maxRetries: 0, maxTokensField },
+      provider: { id: 'p', type: 'openai' as const, baseUrl: 'http://x/v1', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, responseMs: 1 }, maxRetries: 0, maxTokensField },
       modelId: 'm',
       upstreamModel: 'gpt',
     });

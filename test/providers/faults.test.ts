@@ -5,7 +5,7 @@ import { openaiProvider } from '../../src/providers/openai/index.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
 import type { ProviderConfig } from '../../src/providers/types.js';
 import { startFakeUpstream, type FakeUpstream, type Scenario } from '../../tools/fake-upstream/index.js';
-import { assertWellFormed, drainSettled, makeCall, providerConfig } from './helpers.js';
+import { assertWellFormed, collect, drain, drainSettled, makeCall, providerConfig } from './helpers.js';
 
 let fake: FakeUpstream;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ describe('retries before the first event', () => {
   });
 
   it('times out waiting for headers (firstByteMs), retrying first', async () => {
-    const cfg = anthropic({ hangBeforeHeaders: true }, { maxRetries: 1, timeouts: { connectMs: 1000, firstByteMs: 300, idleMs: 5000 } });
+    const cfg = anthropic({ hangBeforeHeaders: true }, { maxRetries: 1, timeouts: { connectMs: 1000, firstByteMs: 300, idleMs: 5000, responseMs: 300 } });
     const { error } = await drainSettled(anthropicProvider, makeCall(cfg));
     expect(error).toMatchObject({ kind: 'timeout', retryable: true, code: 'first_byte_timeout' });
     expect(fake.requests).toHaveLength(2);
@@ -89,7 +89,7 @@ describe('failures after the first event are thrown, never retried', () => {
   });
 
   it('times out an idle stream (idleMs)', async () => {
-    const cfg = openai({ words: 10, hangAfterEvents: 3 }, { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 300 } });
+    const cfg = openai({ words: 10, hangAfterEvents: 3 }, { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 300, responseMs: 2000 } });
     const t0 = Date.now();
     const { events, error } = await drainSettled(openaiProvider, makeCall(cfg));
     expect(events.length).toBeGreaterThan(0);
@@ -142,6 +142,48 @@ describe('abort', () => {
     }
     const stoppedAt = Date.now();
     expect((await fake.waitClosed(0)) - stoppedAt).toBeLessThan(100);
+    expect(fake.requests[0].aborted).toBe(true);
+  });
+});
+
+describe('a non-streamed call', () => {
+  const json = { request: { stream: false } };
+
+  it('asks for JSON and waits up to responseMs (not firstByteMs) for the whole answer', async () => {
+    // 10 words at 40 ms each: the answer comes after ~400 ms, past firstByteMs.
+    const cfg = openai({ words: 10, chunkDelayMs: 40 }, { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 150, responseMs: 3000 } });
+    const events = await drain(openaiProvider, makeCall(cfg, json));
+    assertWellFormed(events);
+    expect(collect(events).content).toEqual([{ type: 'text', text: expect.stringMatching(/\w/) }]);
+    expect(fake.requests[0].body).toMatchObject({ stream: false });
+    expect(fake.requests[0].headers.accept).toBe('application/json');
+  });
+
+  it('times out after responseMs, retrying first', async () => {
+    // The answer would come after 1 s, well within firstByteMs: only responseMs can stop it.
+    const cfg = anthropic({ words: 10, chunkDelayMs: 100 }, { maxRetries: 1, timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, responseMs: 300 } });
+    const { events, error } = await drainSettled(anthropicProvider, makeCall(cfg, json));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true, code: 'first_byte_timeout' });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('a body cut short is a retryable bad_gateway, retried because nothing was yielded', async () => {
+    const { events, error } = await drainSettled(anthropicProvider, makeCall(anthropic({ words: 5, endAfterEvents: 2 }, { maxRetries: 1 }), json));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ kind: 'bad_gateway', retryable: true });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('an abort while the answer is generated closes the connection', async () => {
+    const ac = new AbortController();
+    const pending = drainSettled(openaiProvider, makeCall(openai({ words: 100, chunkDelayMs: 20 }), { ...json, signal: ac.signal }));
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const abortedAt = Date.now();
+    ac.abort();
+    const { error } = await pending;
+    expect(error).toMatchObject({ code: 'aborted' });
+    expect((await fake.waitClosed(0)) - abortedAt).toBeLessThan(100);
     expect(fake.requests[0].aborted).toBe(true);
   });
 });

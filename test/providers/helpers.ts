@@ -19,7 +19,7 @@ export function providerConfig(type: 'openai' | 'anthropic', baseUrl: string, ov
     baseUrl,
     apiKey: 'sk-test',
     headers: {},
-    timeouts: { connectMs: 2_000, firstByteMs: 5_000, idleMs: 5_000 },
+    timeouts: { connectMs: 2_000, firstByteMs: 5_000, idleMs: 5_000, responseMs: 5_000 },
     maxRetries: 2,
     ...over,
   };

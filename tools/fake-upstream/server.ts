@@ -99,7 +99,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     } else {
       const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
       const gen = { protocol, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false };
-      if (body.stream !== true) return sendJson(res, 200, generateJson(gen));
+      if (body.stream !== true) return sendGenerated(res, generateJson(gen), words, s);
       events = generateEvents(gen);
     }
     if (s.malformed) {
@@ -139,6 +139,22 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A non-streamed answer, as a real upstream sends it: generated whole (`chunkDelayMs` per word),
+ * then sent at once. The stream faults keep their sense: `hangAfterEvents` never answers,
+ * `resetAfterEvents` drops the connection, `malformed` and `endAfterEvents` cut the body short.
+ */
+async function sendGenerated(res: ServerResponse, json: unknown, words: number, s: Scenario): Promise<void> {
+  if (s.chunkDelayMs) await delay(s.chunkDelayMs * words);
+  if (res.destroyed || s.hangAfterEvents !== undefined) return;
+  if (s.resetAfterEvents !== undefined) {
+    res.socket?.destroy();
+    return;
+  }
+  const text = JSON.stringify(json);
+  sendRaw(res, 200, 'application/json', s.malformed || s.endAfterEvents !== undefined ? text.slice(0, text.length >> 1) : text);
 }
 
 async function streamEvents(res: ServerResponse, events: string[], s: Scenario): Promise<void> {

@@ -45,7 +45,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
     body.speed = target.fastOptions.speed;
     if (!betas.includes(FAST_MODE_BETA)) betas.push(FAST_MODE_BETA);
   }
-  body.stream = true;
+  body.stream = request.stream;
   const headers: Record<string, string> = {
     'anthropic-version': request.passHeaders['anthropic-version'] || DEFAULT_ANTHROPIC_VERSION,
   };

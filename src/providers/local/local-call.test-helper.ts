@@ -20,7 +20,7 @@ export function makeCall(request: Request, opts: { upstreamModel?: string; token
   return {
     request,
     target: {
-      provider: { id: 'local', type: 'local', baseUrl: '', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 }, maxRetries: 0 },
+      provider: { id: 'local', type: 'local', baseUrl: '', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, responseMs: 1 }, maxRetries: 0 },
       modelId: opts.upstreamModel ?? 'local-sonnet',
       upstreamModel: opts.upstreamModel ?? 'local-sonnet',
       tokensPerSecond: opts.tokensPerSecond ?? 0,

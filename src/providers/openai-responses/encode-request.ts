@@ -13,8 +13,8 @@ export interface EncodedRequest {
 const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice']);
 
 /**
- * IR Request + Target -> `/responses` body. Always streams and never stores (the gateway keeps no
- * state, and item ids the client holds are the gateway's, not the upstream's). Unknown client
+ * IR Request + Target -> `/responses` body. Streams when the client streams, and never stores (the
+ * gateway keeps no state, and item ids the client holds are the gateway's, not the upstream's). Unknown client
  * fields of a Responses client (`text`, `metadata`, `include`, `prompt_cache_key`, ...) are merged
  * underneath; hosted tools and hosted tool-call items go back as they came.
  */
@@ -39,7 +39,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.reasoning.enabled) body.include = addInclude(body.include, 'reasoning.encrypted_content');
   if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
   body.store = false;
-  body.stream = true;
+  body.stream = request.stream;
   return { body, headers: {} };
 }
 

@@ -22,7 +22,7 @@ export interface EncodedRequest {
 }
 
 /**
- * IR Request + Target -> `/chat/completions` body. Always streams with usage. The ceiling goes in
+ * IR Request + Target -> `/chat/completions` body. Streams (with usage) when the client streams. The ceiling goes in
  * the provider's `maxTokensField`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only
  * that), `max_completion_tokens` for OpenAI's reasoning models.
  * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
@@ -48,9 +48,11 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = ext.reasoning_effort ?? request.reasoning.effort;
   else delete body.reasoning_effort;
   if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
-  body.stream = true;
-  const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};
-  body.stream_options = { ...clientStreamOptions, include_usage: true };
+  body.stream = request.stream;
+  if (request.stream) {
+    const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};
+    body.stream_options = { ...clientStreamOptions, include_usage: true };
+  } else delete body.stream_options;
   return { body, headers: {} };
 }
 

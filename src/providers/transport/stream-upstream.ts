@@ -9,8 +9,8 @@ import { defaultRetryOptions, retryDelayMs, type RetryOptions } from './retry-po
 import type { UpstreamExchange } from './types.js';
 
 /**
- * Run one upstream call as an IR stream: POST the body, then decode SSE (or a JSON body from an
- * upstream that ignored `stream:true`). Retries with backoff on retryable failures, but only
+ * Run one upstream call as an IR stream: POST the body, then decode SSE, or the JSON answer of a
+ * non-streamed call (or of an upstream that ignored `stream:true`). Retries with backoff on retryable failures, but only
  * while nothing has been yielded; after the first IR event an error is thrown to the caller.
  */
 export async function* streamUpstream<S>(
@@ -43,12 +43,15 @@ export async function* streamUpstream<S>(
 
 async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): AsyncGenerator<StreamEvent> {
   if (call.signal.aborted) throw abortedError(call.signal.reason);
+  const streamed = call.request.stream;
   const res = await request(ex.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...ex.headers },
+    headers: { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers },
     body: JSON.stringify(ex.body),
     dispatcher: agentFor(call.target.provider),
     signal: call.signal,
+    // A non-streamed answer is generated whole before its headers are sent.
+    ...(streamed ? {} : { headersTimeout: call.target.provider.timeouts.responseMs }),
   });
   // The upstream must see its connection closed at once when the call is aborted.
   const onAbort = () => res.body.destroy();

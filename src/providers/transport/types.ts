@@ -24,6 +24,6 @@ export interface UpstreamExchange<S> {
   /** Upstream SSE events -> IR events. May throw a GatewayError (in-stream error, bad JSON). */
   decodeStream: StreamTranslator<S, SseEvent, StreamEvent>;
   initStream(): S;
-  /** A non-streamed JSON body (an upstream that ignored `stream:true`) -> the same IR events. */
+  /** A JSON answer (a non-streamed call, or an upstream that ignored `stream:true`) -> the same IR events. */
   decodeResponse(body: unknown): StreamEvent[];
 }
