@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install generate check-generated typecheck lint test test-unit run fuzz fuzz-schemathesis bench clean
+.PHONY: all install generate check-generated typecheck lint build test test-unit run fuzz fuzz-schemathesis bench clean
 
 all: test
 
@@ -28,6 +28,12 @@ typecheck: install
 lint: install typecheck
 	npx depcruise --config .dependency-cruiser.cjs src
 
+## Compile src/ to JavaScript in dist/ (what a deployment runs: node dist/src/main.js serve).
+build: install
+	rm -rf dist
+	npx tsc -p tsconfig.build.json
+	mkdir -p dist/generated && cp generated/openapi.yaml dist/generated/
+
 ## The README's test command: staleness check, types, layering, then every test.
 test: install check-generated lint
 	npx vitest run
@@ -44,8 +50,9 @@ fuzz-schemathesis:
 	@command -v docker >/dev/null || { echo "needs a Docker engine (not on the CI machines); use make fuzz"; exit 1; }
 	docker run --rm --network host -v "$(CURDIR)/generated:/spec:ro" schemathesis/schemathesis:stable run /spec/openapi.yaml --url http://127.0.0.1:8080 --checks all -H "Authorization: Bearer $$SWITCHYARD_KEY"
 
-bench: install
+## The gateway runs as deployed: compiled by `make build`.
+bench: build
 	$(NODE_RUN) tools/bench/main.ts
 
 clean:
-	rm -rf node_modules data .bench
+	rm -rf node_modules data .bench dist

@@ -178,7 +178,7 @@ async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResu
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.flushHeaders();
+  // No flushHeaders(): the first event is already at hand, and the headers leave with its frames.
   ctx.req.socket.setNoDelay(true);
   try {
     await writeFrames(res, result.frames, signal);

@@ -54,7 +54,7 @@ const MAX_BATCH = 100;
 /** How long a settle waits for company before its statement goes out. */
 const SETTLE_LINGER_MS = 5;
 /** Hold statements allowed to run at once; settles run one statement at a time. */
-const HOLD_STATEMENTS_IN_FLIGHT = 4;
+const HOLD_STATEMENTS_IN_FLIGHT = 1;
 /** How long a verified API key is answered from memory (see KeyCache). */
 const KEY_CACHE_TTL_MS = 60_000;
 

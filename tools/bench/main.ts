@@ -2,7 +2,8 @@
  * `make bench`: Switchyard vs the direct upstream vs the Portkey gateway, side by side, in one run.
  *
  * Every server runs in its own process (the fake upstream, the gateway, Portkey) so the gateway's
- * CPU can be read from /proc/<pid>/stat; autocannon and the 1-connection client run here.
+ * CPU can be read from /proc/<pid>/stat; autocannon and the 1-connection client run here. The
+ * gateway runs from dist/ (`make bench` builds it first), as a deployment would run it.
  * Ledger on PostgreSQL when DATABASE_URL is set (in schema SWITCHYARD_DB_SCHEMA, default
  * switchyard_bench, dropped before and after), else in-memory PGlite.
  *
@@ -12,7 +13,7 @@
  * Writes .bench/<timestamp>.json (raw) and bench/latest.json + bench/latest.md (committed).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -36,6 +37,8 @@ const SCHEMA = process.env.SWITCHYARD_DB_SCHEMA || 'switchyard_bench';
 const SLOW_CHUNK_DELAY_MS = 1000;
 const ROOT = resolve(import.meta.dirname, '../..');
 const RAW_DIR = resolve(ROOT, '.bench');
+/** The gateway as deployed, compiled by `make build` (tsx's on-the-fly transform costs ~10% CPU). */
+const BUILT_ENTRY = resolve(ROOT, 'dist/src/main.js');
 
 async function startFake() {
   const { child, match } = await startNode(
@@ -54,7 +57,7 @@ async function startSwitchyard(fakeUrl: string, adminKey: string) {
   const db = DATABASE_URL ? { DATABASE_URL, SWITCHYARD_DB_SCHEMA: SCHEMA } : { DATABASE_URL: '', SWITCHYARD_DATA_DIR: 'memory://' };
   const { child, match } = await startNode(
     'switchyard',
-    [...prof, '--import', 'tsx', 'src/main.ts', 'serve'],
+    [...prof, BUILT_ENTRY, 'serve'],
     { ...db, HOST: '127.0.0.1', PORT: '0', SWITCHYARD_CONFIG: config, SWITCHYARD_ADMIN_KEY: adminKey, LOG_LEVEL: 'info' },
     /"url":"(http:\/\/[^"]+)"[^\n]*switchyard is listening/,
   );
@@ -140,6 +143,7 @@ async function portkeyStreamProbe(portkey: string, fake: string) {
 }
 
 async function main(): Promise<void> {
+  if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run make bench (it builds first) or make build`);
   mkdirSync(RAW_DIR, { recursive: true });
   mkdirSync(resolve(ROOT, 'bench'), { recursive: true });
   await dropSchema();
