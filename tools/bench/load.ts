@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { cpuMs, postgresCpuMs } from './processes.js';
+import { cpuMs, postgresCpu, postgresCpuMsSince } from './processes.js';
 
 /** One kind of request against one server. */
 export interface Target {
@@ -50,7 +50,7 @@ export async function measureThroughput(
   withDb = false,
 ): Promise<ThroughputResult> {
   const cpu0 = pid ? cpuMs(pid) : 0;
-  const db0 = withDb ? postgresCpuMs() : 0;
+  const db0 = withDb ? postgresCpu() : undefined;
   const r = await autocannon({
     url: t.origin + t.path,
     method: 'POST',
@@ -62,7 +62,7 @@ export async function measureThroughput(
     ...(t.rotate ? { requests: [rotating(t)] } : {}),
   });
   const cpu = pid ? cpuMs(pid) - cpu0 : 0;
-  const db = withDb ? postgresCpuMs() - db0 : 0;
+  const db = db0 ? postgresCpuMsSince(db0) : 0;
   const ok = r['2xx'];
   return {
     connections,

@@ -102,20 +102,31 @@ export function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): numbe
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/**
- * CPU of every `postgres` process on the machine, in milliseconds. Other test runs share the
- * server, so this is indicative only; the gateway's own CPU is the robust number.
- */
-export function postgresCpuMs(): number {
-  let ticks = 0;
+/** CPU ticks of every `postgres` process, by pid. */
+export type PostgresCpu = Map<string, number>;
+
+export function postgresCpu(): PostgresCpu {
+  const ticks: PostgresCpu = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.includes('(postgres)')) ticks += statTicks(stat);
+      if (stat.includes('(postgres)')) ticks.set(entry, statTicks(stat));
     } catch {
       // The process ended between readdir and read.
     }
   }
+  return ticks;
+}
+
+/**
+ * CPU milliseconds the `postgres` processes spent since `before`, counted per process so that a
+ * backend exiting meanwhile drops out of both ends (its last ticks are lost, never subtracted).
+ * Other test runs share the server, so this is indicative only; the gateway's own CPU is the
+ * robust number.
+ */
+export function postgresCpuMsSince(before: PostgresCpu): number {
+  let ticks = 0;
+  for (const [pid, now] of postgresCpu()) ticks += now - (before.get(pid) ?? 0);
   return ticks * (1000 / TICKS_PER_SECOND);
 }
