@@ -93,7 +93,7 @@ describe('a Responses-speaking upstream (recorded transcripts)', () => {
     expect(upstreamBody().tools).toEqual([{ type: 'function', name: 'get_capital', parameters: tools[0].parameters, strict: false }]);
   });
 
-  it('replays the plain text transcript and a JSON Response body (an upstream that ignored stream:true)', async () => {
+  it('serves non-streamed requests from a JSON Response body, and from a stream sent although stream:false was asked', async () => {
     fake.script('transcript:openai-responses/stream-text.sse', 'transcript:openai-responses/response-reasoning-summary-and-text.json');
     const text = await client.responses.create({ model: 'up-responses', input: 'hi' });
     const recorded = transcriptLines('openai-responses/stream-text.sse').find((e) => e.type === 'response.completed').response;
@@ -103,6 +103,7 @@ describe('a Responses-speaking upstream (recorded transcripts)', () => {
     const both = await client.responses.create({ model: 'up-responses', input: 'hi', reasoning: { effort: 'low' } });
     expect(both.output.map((o) => o.type)).toEqual(json.output.map((o: any) => o.type));
     expect((both.output[0] as any).encrypted_content).toBe(json.output[0].encrypted_content);
+    expect([upstreamBody(0).stream, upstreamBody(1).stream]).toEqual([false, false]);
   });
 
   it('turns a recorded in-stream error into an HTTP error before the first byte', async () => {
