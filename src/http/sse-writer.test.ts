@@ -3,33 +3,25 @@ import { describe, expect, it } from 'vitest';
 import type { SseFrame } from '../protocols/types.js';
 import { formatFrame, writeFrames } from './sse-writer.js';
 
-/** A response stand-in that records what was written, and what left in each uncorked batch. */
+/** A response stand-in that records each write and whether it was corked (left for `end()`). */
 function fakeResponse() {
   const emitter = new EventEmitter();
   const written: string[] = [];
-  const batches: string[][] = [];
-  let buffer: string[] = [];
-  let corks = 0;
-  const flush = () => {
-    if (buffer.length) batches.push(buffer);
-    buffer = [];
-  };
+  const state = { corked: false, full: false, corkedWrites: [] as string[] };
   return Object.assign(emitter, {
     destroyed: false,
     written,
-    batches,
+    state,
     write: (s: string): boolean => {
       written.push(s);
-      buffer.push(s);
-      if (corks === 0) flush();
-      return true;
+      if (state.corked) state.corkedWrites.push(s);
+      return !state.full;
     },
-    cork: () => void corks++,
-    uncork: () => {
-      if (corks > 0 && --corks === 0) flush();
-    },
+    cork: () => void (state.corked = true),
   });
 }
+
+const turn = () => new Promise((r) => setTimeout(r, 1));
 
 describe('writeFrames', () => {
   it('frames named and unnamed events', () => {
@@ -45,50 +37,60 @@ describe('writeFrames', () => {
     async function* frames(): AsyncGenerator<SseFrame> {
       try {
         yield { data: '1' };
-        abort.abort(); // the client goes away while the run is mid-stream
+        await turn();
         yield { data: '2' };
+        abort.abort(); // the client goes away while the run is mid-stream
         yield { data: '3' };
+        yield { data: '4' };
         ranToEnd = true;
       } finally {
         closed = true;
       }
     }
-    await writeFrames(res as any, frames(), abort.signal);
+    await writeFrames(res, frames(), abort.signal);
     expect(res.written).toEqual(['data: 1\n\n']);
     expect(ranToEnd).toBe(false);
     expect(closed).toBe(true);
   });
 
-  it('frames produced in one turn of the event loop leave together; later ones in a new write', async () => {
+  it('joins the frames of one event-loop turn into one write; the last ones are left corked for end()', async () => {
     const res = fakeResponse();
     async function* frames(): AsyncGenerator<SseFrame> {
       yield { data: '1' };
       yield { data: '2' };
       yield { data: '3' };
-      await new Promise((r) => setTimeout(r, 5)); // the next upstream read
-      yield { data: '4' };
+      await turn(); // the next upstream read
+      yield { event: 'e', data: '4' };
+      await turn();
+      yield { data: '5' };
+      yield { data: '6' };
     }
-    await writeFrames(res as any, frames(), new AbortController().signal);
-    await new Promise((r) => setImmediate(r));
-    expect(res.batches).toEqual([['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n'], ['data: 4\n\n']]);
+    await writeFrames(res, frames(), new AbortController().signal);
+    expect(res.written).toEqual(['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'event: e\ndata: 4\n\n', 'data: 5\n\ndata: 6\n\n']);
+    expect(res.state.corkedWrites).toEqual(['data: 5\n\ndata: 6\n\n']);
   });
 });
 
 describe('backpressure', () => {
-  it('waits for drain when the client is slow, and leaves no listener behind', async () => {
+  it('stops pulling frames while the client is slow, resumes on drain, and leaves no listener behind', async () => {
     const res = fakeResponse();
-    let full = true;
-    res.write = (s: string) => (res.written.push(s), !full);
+    res.state.full = true;
+    let pulled = 0;
     async function* frames(): AsyncGenerator<SseFrame> {
-      for (let i = 0; i < 20; i++) yield { data: String(i) };
+      for (let i = 0; i < 20; i++) {
+        pulled++;
+        yield { data: String(i) };
+        await turn();
+      }
     }
-    const writing = writeFrames(res as any, frames(), new AbortController().signal);
-    await new Promise((r) => setTimeout(r, 5));
-    expect(res.written).toHaveLength(1); // stopped at the first full write
-    full = false;
+    const writing = writeFrames(res, frames(), new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(pulled).toBeLessThanOrEqual(2); // held at the first full write
+    res.state.full = false;
     res.emit('drain');
     await writing;
-    expect(res.written).toHaveLength(20);
+    expect(pulled).toBe(20);
+    expect(res.written.join('')).toBe(Array.from({ length: 20 }, (_, i) => `data: ${i}\n\n`).join(''));
     expect(res.listenerCount('drain') + res.listenerCount('close')).toBe(0);
   });
 });

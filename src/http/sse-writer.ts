@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { SseFrame } from '../protocols/types.js';
 
 /** The one SSE writer: frames every event the same way, honouring backpressure. */
@@ -6,7 +5,14 @@ export function formatFrame(frame: SseFrame): string {
   return frame.event ? `event: ${frame.event}\ndata: ${frame.data}\n\n` : `data: ${frame.data}\n\n`;
 }
 
-type FrameSink = Pick<ServerResponse, 'write' | 'destroyed' | 'on' | 'off' | 'cork' | 'uncork'>;
+/** What the writer needs of a ServerResponse. */
+interface FrameSink {
+  readonly destroyed: boolean;
+  write(chunk: string): boolean;
+  cork(): void;
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
 
 /**
  * Writes frames until they end or the client goes away. Leaving the loop early closes the frame
@@ -14,24 +20,34 @@ type FrameSink = Pick<ServerResponse, 'write' | 'destroyed' | 'on' | 'off' | 'co
  * in flight produced (see run-completion.ts).
  *
  * The frames one upstream read produces (an upstream packet often carries several events, and one
- * event can make several frames) arrive within one turn of the event loop: they are corked and
- * leave in one write at the end of that turn, headers included for the first, instead of one
- * system call (and one wake-up of the client) per frame.
+ * event can make several frames) arrive within one turn of the event loop: they are joined and
+ * written once at the end of that turn (one HTTP chunk, one system call, one wake-up of the
+ * client) instead of once per frame. The last ones are left corked for `res.end()`, so they leave
+ * with the terminating chunk.
  */
 export async function writeFrames(res: FrameSink, frames: AsyncIterable<SseFrame>, signal: AbortSignal): Promise<void> {
-  let corked = false;
+  let pending = '';
+  let timer: NodeJS.Immediate | undefined;
+  /** Set while the client's buffer is full: resolves on drain (or close). */
+  let blocked: Promise<void> | undefined;
   const flush = () => {
-    corked = false;
-    res.uncork();
+    timer = undefined;
+    if (res.destroyed || !res.write(pending)) blocked = drainedOrClosed(res).then(() => void (blocked = undefined));
+    pending = '';
   };
-  for await (const frame of frames) {
-    if (signal.aborted || res.destroyed) return;
-    if (!corked) {
-      corked = true;
-      res.cork();
-      setImmediate(flush);
+  try {
+    for await (const frame of frames) {
+      if (signal.aborted || res.destroyed) return;
+      pending += formatFrame(frame);
+      timer ??= setImmediate(flush);
+      if (blocked) await blocked;
     }
-    if (!res.write(formatFrame(frame))) await drainedOrClosed(res);
+  } finally {
+    if (timer) clearImmediate(timer);
+    if (pending && !signal.aborted && !res.destroyed) {
+      res.cork();
+      res.write(pending);
+    }
   }
 }
 
