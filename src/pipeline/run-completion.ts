@@ -193,7 +193,19 @@ function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, 
   }
 }
 
-/** The call for one candidate: the request with this candidate's ceiling and reasoning. */
+/**
+ * A non-streamed request whose ceiling is above this many tokens still streams upstream (the
+ * pipeline collects it). An answer that long can take more than 10 minutes, past which Anthropic's
+ * SDKs refuse a non-streamed call (3,600 s × max_tokens / 128,000) and idle connections get cut;
+ * streamed, it also keeps the exact billing of what was produced if the client leaves. Shorter
+ * answers come as one JSON body: one read and one parse instead of one per token.
+ */
+const WHOLE_ANSWER_MAX_TOKENS = 21_333;
+
+/**
+ * The call for one candidate: the request with this candidate's ceiling and reasoning, streamed
+ * upstream when the client streams or the answer may be long.
+ */
 function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: Candidate, summary: RunSummary, stop: AbortController): ProviderCall {
   const resolved = resolveReasoning(req.reasoning, {
     maxTokens: cand.maxTokens,
@@ -204,7 +216,7 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
   });
   noteWarnings(deps, ctx, summary, [...droppedFeatures(req, cand.target.provider.type), ...(resolved.warning ? [resolved.warning] : [])]);
   return {
-    request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning },
+    request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning, stream: req.stream || cand.maxTokens > WHOLE_ANSWER_MAX_TOKENS },
     target: cand.target,
     requestId: ctx.requestId,
     signal: stop.signal,

@@ -179,6 +179,16 @@ describe('a non-streamed request gets a non-streamed upstream call', () => {
     expect(a.json.choices[0].message.content).toMatch(/\w/);
   });
 
+  it('a ceiling above 21,333 tokens (an answer that may take over 10 minutes) still streams upstream, answered whole', async () => {
+    fake.setScenario({ words: 5 });
+    const short = await post(gw.url, gw.key, 'messages', sampleBody('messages', 'up-anthropic', false));
+    const long = await post(gw.url, gw.key, 'messages', sampleBody('messages', 'up-anthropic', false, { max_tokens: 21_334 }));
+    expect([short.status, long.status]).toEqual([200, 200]);
+    expect(fake.requests.map((r) => (r.body as any).stream)).toEqual([false, true]);
+    expect(long.json.content).toEqual(short.json.content);
+    expect(bodyProblems('messages', 200, long.json)).toEqual([]);
+  });
+
   it.each(CLIENT_PROTOCOLS)('%s: a connection dropped before the answer is retried, then an error in the client protocol', async (protocol) => {
     const a = await send(protocol, { words: 10, resetAfterEvents: 5 }, false);
     expect(fake.requests).toHaveLength(2);
