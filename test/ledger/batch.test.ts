@@ -58,6 +58,37 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 
+  it('a lone hold (its own statement) answers every case as the batch does, at any index', async () => {
+    const rich = await ledger.createAccount('rich', 10_000n);
+    const poor = await ledger.createAccount('poor', 50n);
+    const keyed = await ledger.createAccount('keyed', 10_000n);
+    const { record: live } = await ledger.createKey(keyed.id);
+    const { record: revoked } = await ledger.createKey(keyed.id);
+    await ledger.revokeKey(revoked.id);
+    const dupId = rid('dup');
+    await ledger.placeHold({ requestId: dupId, accountId: rich.id, amount: 10n, ttlMs: 60_000 });
+    const cases: Array<[Parameters<typeof placeHolds>[1][number], string | undefined]> = [
+      [{ requestId: rid('ok'), accountId: rich.id, amount: 4_000n, ttlMs: 60_000 }, undefined],
+      [{ requestId: rid('keyed'), accountId: keyed.id, keyId: live.id, amount: 5n, ttlMs: 60_000 }, undefined],
+      [{ requestId: rid('poor'), accountId: poor.id, amount: 51n, ttlMs: 60_000 }, 'insufficient_balance'],
+      [{ requestId: rid('revoked'), accountId: keyed.id, keyId: revoked.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
+      [{ requestId: rid('other-key'), accountId: rich.id, keyId: live.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
+      [{ requestId: rid('ghost'), accountId: 'acct_missing', amount: 1n, ttlMs: 60_000 }, 'not_found'],
+      [{ requestId: dupId, accountId: rich.id, amount: 1n, ttlMs: 60_000 }, 'conflict'],
+    ];
+    for (const [hold, kind] of cases) {
+      const [alone] = await placeHolds(ledger.db, [hold]);
+      expect(alone instanceof GatewayError ? alone.kind : alone, hold.requestId).toBe(kind);
+    }
+    // Behind an invalid hold the lone valid one is at index 1: its answer lands there.
+    const afterInvalid = await placeHolds(ledger.db, [{ requestId: rid('zero'), accountId: rich.id, amount: 0n, ttlMs: 60_000 }, cases[2][0]]);
+    expect(afterInvalid.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual(['invalid_request', 'insufficient_balance']);
+    expect(await ledger.getAccount(rich.id)).toMatchObject({ held: 4_010n });
+    expect(await ledger.getAccount(keyed.id)).toMatchObject({ held: 5n });
+    expect(await ledger.getAccount(poor.id)).toMatchObject({ held: 0n });
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
   it('one settle statement for several requests of two accounts: exact balances, chained journal, capped lines', async () => {
     const a = await ledger.createAccount('a', 1_000n);
     const b = await ledger.createAccount('b', 1_000n);
