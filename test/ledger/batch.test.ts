@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { dbTargets, type OpenedTarget } from './db-targets.js';
-import type { Charge, Ledger, UsageRecordInput } from '../../src/ledger/index.js';
+import type { Charge, HoldRequest, Ledger, UsageRecordInput } from '../../src/ledger/index.js';
 import { placeHolds } from '../../src/ledger/place-hold.js';
 import { settleMany } from '../../src/ledger/settle.js';
 import { GatewayError } from '../../src/ir/errors.js';
@@ -29,64 +29,61 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
   });
   afterAll(() => t?.cleanup());
 
-  it('one hold statement: placed, short of balance, revoked key, unknown account and duplicate each answered for itself', async () => {
+  /**
+   * One hold per account (as the group commit batches them) covering every answer: placed with and
+   * without a key, short of balance, revoked key, another account's key, unknown account, duplicate
+   * and invalid. `expectHeld` checks that only the placed ones moved money.
+   */
+  async function holdCases() {
     const rich = await ledger.createAccount('rich', 10_000n);
-    const poor = await ledger.createAccount('poor', 50n);
     const keyed = await ledger.createAccount('keyed', 10_000n);
-    const { record: key } = await ledger.createKey(keyed.id);
-    await ledger.revokeKey(key.id);
+    const { record: live } = await ledger.createKey(keyed.id);
+    const poor = await ledger.createAccount('poor', 50n);
+    const revoking = await ledger.createAccount('revoking', 10_000n);
+    const { record: revoked } = await ledger.createKey(revoking.id);
+    await ledger.revokeKey(revoked.id);
+    const stranger = await ledger.createAccount('stranger', 10_000n);
     const dupAccount = await ledger.createAccount('dup', 10_000n);
     const dupId = rid('dup');
     await ledger.placeHold({ requestId: dupId, accountId: dupAccount.id, amount: 10n, ttlMs: 60_000 });
-
-    const okId = rid('ok');
-    const results = await placeHolds(ledger.db, [
-      { requestId: okId, accountId: rich.id, amount: 4_000n, ttlMs: 60_000 },
-      { requestId: rid('poor'), accountId: poor.id, amount: 51n, ttlMs: 60_000 },
-      { requestId: rid('revoked'), accountId: keyed.id, keyId: key.id, amount: 1n, ttlMs: 60_000 },
-      { requestId: rid('ghost'), accountId: 'acct_missing', amount: 1n, ttlMs: 60_000 },
-      { requestId: dupId, accountId: dupAccount.id, amount: 1n, ttlMs: 60_000 },
-      { requestId: rid('zero'), accountId: rich.id, amount: 0n, ttlMs: 60_000 },
-    ]);
-    expect(results.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual([
-      undefined, 'insufficient_balance', 'authentication', 'not_found', 'conflict', 'invalid_request',
-    ]);
-    expect(await ledger.getAccount(rich.id)).toMatchObject({ held: 4_000n });
-    expect(await ledger.getAccount(poor.id)).toMatchObject({ held: 0n });
-    expect(await ledger.getAccount(keyed.id)).toMatchObject({ held: 0n });
-    expect(await ledger.getAccount(dupAccount.id)).toMatchObject({ held: 10n });
-    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
-  });
-
-  it('a lone hold (its own statement) answers every case as the batch does, at any index', async () => {
-    const rich = await ledger.createAccount('rich', 10_000n);
-    const poor = await ledger.createAccount('poor', 50n);
-    const keyed = await ledger.createAccount('keyed', 10_000n);
-    const { record: live } = await ledger.createKey(keyed.id);
-    const { record: revoked } = await ledger.createKey(keyed.id);
-    await ledger.revokeKey(revoked.id);
-    const dupId = rid('dup');
-    await ledger.placeHold({ requestId: dupId, accountId: rich.id, amount: 10n, ttlMs: 60_000 });
-    const cases: Array<[Parameters<typeof placeHolds>[1][number], string | undefined]> = [
+    const cases: Array<[HoldRequest, string | undefined]> = [
       [{ requestId: rid('ok'), accountId: rich.id, amount: 4_000n, ttlMs: 60_000 }, undefined],
       [{ requestId: rid('keyed'), accountId: keyed.id, keyId: live.id, amount: 5n, ttlMs: 60_000 }, undefined],
       [{ requestId: rid('poor'), accountId: poor.id, amount: 51n, ttlMs: 60_000 }, 'insufficient_balance'],
-      [{ requestId: rid('revoked'), accountId: keyed.id, keyId: revoked.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
-      [{ requestId: rid('other-key'), accountId: rich.id, keyId: live.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
+      [{ requestId: rid('revoked'), accountId: revoking.id, keyId: revoked.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
+      [{ requestId: rid('other-key'), accountId: stranger.id, keyId: live.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
       [{ requestId: rid('ghost'), accountId: 'acct_missing', amount: 1n, ttlMs: 60_000 }, 'not_found'],
-      [{ requestId: dupId, accountId: rich.id, amount: 1n, ttlMs: 60_000 }, 'conflict'],
+      [{ requestId: dupId, accountId: dupAccount.id, amount: 1n, ttlMs: 60_000 }, 'conflict'],
+      [{ requestId: rid('zero'), accountId: rich.id, amount: 0n, ttlMs: 60_000 }, 'invalid_request'],
     ];
+    const expectHeld = async () => {
+      const held = async (id: string) => (await ledger.getAccount(id))!.held;
+      expect(await Promise.all([rich, keyed, poor, revoking, stranger, dupAccount].map((a) => held(a.id)))).toEqual([4_000n, 5n, 0n, 0n, 0n, 10n]);
+      expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+    };
+    return { cases, expectHeld };
+  }
+
+  const kindOf = (r: Error | undefined) => (r instanceof GatewayError ? r.kind : r);
+
+  it('one hold statement: every case answered for itself', async () => {
+    const { cases, expectHeld } = await holdCases();
+    const results = await placeHolds(ledger.db, cases.map(([h]) => h));
+    expect(results.map(kindOf)).toEqual(cases.map(([, kind]) => kind));
+    await expectHeld();
+  });
+
+  it('a hold alone in its statement gets the same answers, at whatever index it stands', async () => {
+    const { cases, expectHeld } = await holdCases();
     for (const [hold, kind] of cases) {
       const [alone] = await placeHolds(ledger.db, [hold]);
-      expect(alone instanceof GatewayError ? alone.kind : alone, hold.requestId).toBe(kind);
+      expect(kindOf(alone), hold.requestId).toBe(kind);
     }
     // Behind an invalid hold the lone valid one is at index 1: its answer lands there.
-    const afterInvalid = await placeHolds(ledger.db, [{ requestId: rid('zero'), accountId: rich.id, amount: 0n, ttlMs: 60_000 }, cases[2][0]]);
-    expect(afterInvalid.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual(['invalid_request', 'insufficient_balance']);
-    expect(await ledger.getAccount(rich.id)).toMatchObject({ held: 4_010n });
-    expect(await ledger.getAccount(keyed.id)).toMatchObject({ held: 5n });
-    expect(await ledger.getAccount(poor.id)).toMatchObject({ held: 0n });
-    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+    const zero = cases.find(([, kind]) => kind === 'invalid_request')![0];
+    const poor = cases.find(([, kind]) => kind === 'insufficient_balance')![0];
+    expect((await placeHolds(ledger.db, [zero, { ...poor, requestId: rid('poor') }])).map(kindOf)).toEqual(['invalid_request', 'insufficient_balance']);
+    await expectHeld();
   });
 
   it('one settle statement for several requests of two accounts: exact balances, chained journal, capped lines', async () => {
