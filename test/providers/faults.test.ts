@@ -23,6 +23,17 @@ const anthropic = (s: Scenario, over: Partial<ProviderConfig> = {}) =>
 const openai = (s: Scenario, over: Partial<ProviderConfig> = {}) =>
   providerConfig('openai', `${fake.url}/v1`, { headers: scenario(s), ...over });
 
+/** Starts an OpenAI call, aborts it once the fake has the request, and times the connection's close. */
+async function abortOnceSent(cfg: ProviderConfig, opts: Parameters<typeof makeCall>[1] = {}) {
+  const ac = new AbortController();
+  const pending = drainSettled(openaiProvider, makeCall(cfg, { ...opts, signal: ac.signal }));
+  while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const abortedAt = Date.now();
+  ac.abort();
+  const { error } = await pending;
+  return { error, closedAfterMs: (await fake.waitClosed(0)) - abortedAt };
+}
+
 describe('retries before the first event', () => {
   it('honours retry-after on 429, then succeeds with one result', async () => {
     const t0 = Date.now();
@@ -123,15 +134,9 @@ describe('abort', () => {
   });
 
   it('closes a connection still waiting for headers', async () => {
-    const ac = new AbortController();
-    const call = makeCall(openai({ hangBeforeHeaders: true }), { signal: ac.signal });
-    const pending = drainSettled(openaiProvider, call);
-    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const abortedAt = Date.now();
-    ac.abort();
-    const { error } = await pending;
+    const { error, closedAfterMs } = await abortOnceSent(openai({ hangBeforeHeaders: true }));
     expect(error).toMatchObject({ code: 'aborted' });
-    expect((await fake.waitClosed(0)) - abortedAt).toBeLessThan(100);
+    expect(closedAfterMs).toBeLessThan(100);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -176,14 +181,9 @@ describe('a non-streamed call', () => {
   });
 
   it('an abort while the answer is generated closes the connection', async () => {
-    const ac = new AbortController();
-    const pending = drainSettled(openaiProvider, makeCall(openai({ words: 100, chunkDelayMs: 20 }), { ...json, signal: ac.signal }));
-    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const abortedAt = Date.now();
-    ac.abort();
-    const { error } = await pending;
+    const { error, closedAfterMs } = await abortOnceSent(openai({ words: 100, chunkDelayMs: 20 }), json);
     expect(error).toMatchObject({ code: 'aborted' });
-    expect((await fake.waitClosed(0)) - abortedAt).toBeLessThan(100);
+    expect(closedAfterMs).toBeLessThan(100);
     expect(fake.requests[0].aborted).toBe(true);
   });
 });

@@ -94,15 +94,22 @@ async function createKeys(url: string, adminKey: string, n: number): Promise<str
   return keys;
 }
 
-async function dropSchema(): Promise<void> {
+/** Runs `work` on a connection of its own to the bench's PostgreSQL; nothing on PGlite. */
+async function withDatabase(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
   if (!DATABASE_URL) return;
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA.replace(/"/g, '')}" CASCADE`);
+    await work(client);
   } finally {
     await client.end();
   }
+}
+
+const quotedId = (name: string) => `"${name.replace(/"/g, '')}"`;
+
+function dropSchema(): Promise<void> {
+  return withDatabase((client) => client.query(`DROP SCHEMA IF EXISTS ${quotedId(SCHEMA)} CASCADE`));
 }
 
 /**
@@ -111,16 +118,11 @@ async function dropSchema(): Promise<void> {
  * of fresh rows (PostgreSQL's CPU per request and the latency at one connection were 3-4x those
  * of the later cases).
  */
-async function vacuumSchema(): Promise<void> {
-  if (!DATABASE_URL) return;
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
+function vacuumSchema(): Promise<void> {
+  return withDatabase(async (client) => {
     const { rows } = await client.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [SCHEMA]);
-    for (const { tablename } of rows) await client.query(`VACUUM ANALYZE "${SCHEMA.replace(/"/g, '')}"."${tablename.replace(/"/g, '')}"`);
-  } finally {
-    await client.end();
-  }
+    for (const { tablename } of rows) await client.query(`VACUUM ANALYZE ${quotedId(SCHEMA)}.${quotedId(tablename)}`);
+  });
 }
 
 function buildCases(gw: string, keys: string[], fake: string, portkey: string): Case[] {

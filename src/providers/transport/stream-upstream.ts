@@ -10,8 +10,9 @@ import type { UpstreamExchange } from './types.js';
 
 /**
  * Run one upstream call as an IR stream: POST the body, then decode SSE, or the JSON answer of a
- * non-streamed call (or of an upstream that ignored `stream:true`). Retries with backoff on retryable failures, but only
- * while nothing has been yielded; after the first IR event an error is thrown to the caller.
+ * non-streamed call (or of an upstream that ignored `stream:true`). Retries with backoff on
+ * retryable failures, but only while nothing has been yielded; after the first IR event an error
+ * is thrown to the caller.
  */
 export async function* streamUpstream<S>(
   call: ProviderCall,
