@@ -9,6 +9,7 @@ import { createAccount, credit, getAccount } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey } from './keys.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
 import { KeyCache } from './key-cache.js';
+import { HoldForecast } from './hold-forecast.js';
 import { GroupCommit } from './group-commit.js';
 import { placeHolds } from './place-hold.js';
 import { extendHold } from './extend-hold.js';
@@ -57,6 +58,8 @@ const SETTLE_LINGER_MS = 5;
 const HOLD_STATEMENTS_IN_FLIGHT = 1;
 /** How long a verified API key is answered from memory (see KeyCache). */
 const KEY_CACHE_TTL_MS = 60_000;
+/** How long the balance read by a hold is believed by the forecast (see HoldForecast). */
+const FORECAST_TTL_MS = 10_000;
 
 /**
  * The token-billing ledger. Each money operation is one SQL statement; see the files per operation.
@@ -64,7 +67,8 @@ const KEY_CACHE_TTL_MS = 60_000;
  */
 export class Ledger {
   private readonly keys: KeyCache;
-  private readonly holds: GroupCommit<HoldRequest, undefined>;
+  private readonly forecast: HoldForecast;
+  private readonly holds: GroupCommit<HoldRequest, bigint>;
   private readonly settles: GroupCommit<SettleRequest, SettleResult>;
 
   constructor(
@@ -73,6 +77,7 @@ export class Ledger {
     private readonly log?: LedgerLog,
   ) {
     this.keys = new KeyCache({ ttlMs: KEY_CACHE_TTL_MS, maxEntries: 100_000 });
+    this.forecast = new HoldForecast({ ttlMs: FORECAST_TTL_MS, maxEntries: 100_000 });
     this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), {
       maxInFlight: HOLD_STATEMENTS_IN_FLIGHT,
       maxBatch: MAX_BATCH,
@@ -131,10 +136,20 @@ export class Ledger {
   credit(accountId: string, amount: bigint, reason: string): Promise<JournalEntry> {
     return credit(this.db, accountId, amount, reason);
   }
+  /**
+   * True when, as far as this instance knows, the account can afford a hold of `amount` now. A
+   * hint for starting work early, never a reason to move money: only placeHold decides.
+   */
+  holdLikelyPasses(accountId: string, amount: bigint): boolean {
+    return this.forecast.covers(accountId, amount);
+  }
   async placeHold(h: HoldRequest): Promise<void> {
+    this.forecast.submitted(h.accountId, h.amount);
     try {
-      await this.holds.submit(h);
+      const available = await this.holds.submit(h);
+      this.forecast.answered(h.accountId, h.amount, available);
     } catch (e) {
+      this.forecast.answered(h.accountId, h.amount, undefined);
       if (h.keyId && e instanceof GatewayError && e.kind === 'authentication') this.keys.evictKeyId(h.keyId);
       throw e;
     }

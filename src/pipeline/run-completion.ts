@@ -47,9 +47,55 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
     );
   }
   const amount = requestHold(inputTokens, candidates);
-  await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
-  return { events: runAttempts(deps, ctx, req, candidates, summary), summary };
+  // An account this instance expects to afford the hold gets its first upstream call started
+  // while the hold commits. Nothing reaches the client before the hold is placed; a refused hold
+  // cancels the call, and the client gets the refusal and is charged nothing.
+  const early = deps.ledger.holdLikelyPasses(ctx.accountId, amount) ? launchAttempt(deps, ctx, req, candidates[0], 0, summary) : undefined;
+  try {
+    await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
+  } catch (e) {
+    await early?.cancel();
+    throw e;
+  }
+  return { events: runAttempts(deps, ctx, req, candidates, summary, early), summary };
+}
+
+/** One candidate's attempt, started: its upstream call is under way. */
+interface Launched {
+  cand: Candidate;
+  meter: OutputMeter;
+  stop: AbortController;
+  attempt: AsyncGenerator<StreamEvent, AttemptResult>;
+  /** The attempt's first step, asked for at launch so the upstream call starts at once. */
+  first: Promise<IteratorResult<StreamEvent, AttemptResult>>;
+  /** Stops listening to the client's signal. */
+  unlink: () => void;
+  /** Stops the upstream call and waits for the attempt to end (its output is dropped). */
+  cancel: () => Promise<void>;
+}
+
+function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand: Candidate, index: number, summary: RunSummary): Launched {
+  const stop = new AbortController();
+  // The upstream call stops when the client goes away or the run stops the attempt: the
+  // client's signal aborts this attempt's controller (cheaper than AbortSignal.any per call).
+  const onClientGone = () => stop.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onClientGone, { once: true });
+  const unlink = () => ctx.signal.removeEventListener('abort', onClientGone);
+  if (ctx.signal.aborted) stop.abort(ctx.signal.reason);
+  const meter = new OutputMeter(cand.maxTokens);
+  const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, index, ctx.signal, stop, meter);
+  const first = attempt.next();
+  // runAttempt ends in an outcome rather than a throw; this only keeps a stray rejection from
+  // counting as unhandled while startRun still waits for the hold.
+  first.catch(() => undefined);
+  const cancel = async () => {
+    stop.abort();
+    unlink();
+    await first;
+    await attempt.return(undefined as never);
+  };
+  return { cand, meter, stop, attempt, first, unlink, cancel };
 }
 
 /**
@@ -66,6 +112,8 @@ async function* runAttempts(
   req: Request,
   candidates: Candidate[],
   summary: RunSummary,
+  /** The first candidate's attempt, when startRun launched it already. */
+  early: Launched | undefined,
 ): AsyncGenerator<StreamEvent> {
   const started = deps.now();
   const charges: Charge[] = [];
@@ -73,24 +121,14 @@ async function* runAttempts(
   const fallbacks: StreamEvent[] = [];
   let startSent = false;
   // The attempt under way; when the consumer stops early (client gone) it is billed in `finally`.
-  let unlinkClient = () => {};
-  let inFlight: { cand: Candidate; meter: OutputMeter; stop: AbortController; attempt?: AsyncGenerator<StreamEvent, AttemptResult> } | undefined;
+  let inFlight: Launched | undefined;
   try {
     for (let i = 0; i < candidates.length; i++) {
       const cand = candidates[i];
-      const stop = new AbortController();
-      // The upstream call stops when the client goes away or the run stops the attempt: the
-      // client's signal aborts this attempt's controller (cheaper than AbortSignal.any per call).
-      const onClientGone = () => stop.abort(ctx.signal.reason);
-      ctx.signal.addEventListener('abort', onClientGone, { once: true });
-      unlinkClient = () => ctx.signal.removeEventListener('abort', onClientGone);
-      if (ctx.signal.aborted) stop.abort(ctx.signal.reason);
-      const meter = new OutputMeter(cand.maxTokens);
-      inFlight = { cand, meter, stop };
-      const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, i, ctx.signal, stop, meter);
-      inFlight.attempt = attempt;
+      inFlight = i === 0 && early ? early : launchAttempt(deps, ctx, req, cand, i, summary);
+      const { attempt, meter } = inFlight;
       const buffered: StreamEvent[] = [];
-      let step = await attempt.next();
+      let step = await inFlight.first;
       for (; !step.done; step = await attempt.next()) {
         const ev = step.value;
         if (!req.stream) buffered.push(ev);
@@ -104,7 +142,7 @@ async function* runAttempts(
           yield* fallbacks.splice(0);
         }
       }
-      unlinkClient();
+      inFlight.unlink();
       const result: AttemptResult = step.value;
       const { outcome } = result;
       inFlight = undefined;
@@ -143,11 +181,11 @@ async function* runAttempts(
     throw e;
   } finally {
     stopHeartbeat();
-    unlinkClient();
     if (inFlight) {
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
+      inFlight.unlink();
       inFlight.stop.abort();
-      await inFlight.attempt?.return(undefined as never).catch(() => undefined);
+      await inFlight.attempt.return(undefined as never).catch(() => undefined);
       chargeAttempt(charges, summary, inFlight.cand, inFlight.meter, false);
       summary.attempts.push({ model: inFlight.cand.model.id, outcome: 'error', reason: 'client disconnected' });
     }

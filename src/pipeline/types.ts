@@ -4,7 +4,7 @@ import type { Provider, ProviderType } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
 
 /** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
-export type LedgerPort = Pick<Ledger, 'placeHold' | 'extendHold' | 'settle'>;
+export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extendHold' | 'settle'>;
 
 export type RunStatus = 'ok' | 'cancelled' | 'error' | 'refused';
 

@@ -32,7 +32,8 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
   /**
    * One hold per account (as the group commit batches them) covering every answer: placed with and
    * without a key, short of balance, revoked key, another account's key, unknown account, duplicate
-   * and invalid. `expectHeld` checks that only the placed ones moved money.
+   * and invalid. A placed hold answers the balance left available after it. `expectHeld` checks
+   * that only the placed ones moved money.
    */
   async function holdCases() {
     const rich = await ledger.createAccount('rich', 10_000n);
@@ -46,9 +47,9 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     const dupAccount = await ledger.createAccount('dup', 10_000n);
     const dupId = rid('dup');
     await ledger.placeHold({ requestId: dupId, accountId: dupAccount.id, amount: 10n, ttlMs: 60_000 });
-    const cases: Array<[HoldRequest, string | undefined]> = [
-      [{ requestId: rid('ok'), accountId: rich.id, amount: 4_000n, ttlMs: 60_000 }, undefined],
-      [{ requestId: rid('keyed'), accountId: keyed.id, keyId: live.id, amount: 5n, ttlMs: 60_000 }, undefined],
+    const cases: Array<[HoldRequest, string | bigint]> = [
+      [{ requestId: rid('ok'), accountId: rich.id, amount: 4_000n, ttlMs: 60_000 }, 6_000n],
+      [{ requestId: rid('keyed'), accountId: keyed.id, keyId: live.id, amount: 5n, ttlMs: 60_000 }, 9_995n],
       [{ requestId: rid('poor'), accountId: poor.id, amount: 51n, ttlMs: 60_000 }, 'insufficient_balance'],
       [{ requestId: rid('revoked'), accountId: revoking.id, keyId: revoked.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
       [{ requestId: rid('other-key'), accountId: stranger.id, keyId: live.id, amount: 1n, ttlMs: 60_000 }, 'authentication'],
@@ -64,7 +65,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     return { cases, expectHeld };
   }
 
-  const kindOf = (r: Error | undefined) => (r instanceof GatewayError ? r.kind : r);
+  const kindOf = (r: Error | bigint) => (r instanceof GatewayError ? r.kind : r);
 
   it('one hold statement: every case answered for itself', async () => {
     const { cases, expectHeld } = await holdCases();
@@ -84,6 +85,16 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     const poor = cases.find(([, kind]) => kind === 'insufficient_balance')![0];
     expect((await placeHolds(ledger.db, [zero, { ...poor, requestId: rid('poor') }])).map(kindOf)).toEqual(['invalid_request', 'insufficient_balance']);
     await expectHeld();
+  });
+
+  it('the hold statement turns off the wait for the disk for its own commit only: its connection keeps synchronous commits', async () => {
+    const a = await ledger.createAccount('sync', 1_000n);
+    await ledger.db.connection().execute(async (conn) => {
+      const setting = async () => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(conn)).rows[0].synchronous_commit;
+      const before = await setting();
+      expect(await placeHolds(conn, [{ requestId: rid('sync'), accountId: a.id, amount: 10n, ttlMs: 60_000 }])).toEqual([990n]);
+      expect(await setting()).toBe(before);
+    });
   });
 
   it('one settle statement for several requests of two accounts: exact balances, chained journal, capped lines', async () => {

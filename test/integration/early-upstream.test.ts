@@ -1,0 +1,122 @@
+/**
+ * The upstream call started while the hold commits (HoldForecast): only for an account this
+ * instance has seen afford its holds; never a byte to the client before the hold is placed; a hold
+ * refused after the call started cancels the call, answers the refusal in the client's protocol and
+ * charges nothing. The hold is held back by locking the account's row in a transaction of the test.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { closeAgents } from '../../src/providers/transport/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { fakeCatalog } from '../support/fake-catalog.js';
+import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { waitFor } from '../ledger/http-billing.js';
+import { bodyProblems, loadSpec, post, sampleBody } from './cross-support.js';
+
+describe.each(dbTargets)('upstream call started while the hold commits ($name)', (target) => {
+  let fake: FakeUpstream;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    fake = await startFakeUpstream();
+    await loadSpec();
+    gw = await startTestGateway({ target, catalog: fakeCatalog(fake) });
+  });
+  beforeEach(() => {
+    fake.reset();
+    fake.setScenario(undefined);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await closeAgents();
+    await fake?.close();
+  });
+
+  const chat = (key: string, stream = false) => post(gw.url, key, 'chat', sampleBody('chat', 'up-openai', stream));
+
+  /** Runs `during` while the account's row is locked, so its next hold cannot commit before. */
+  async function withHoldBlocked<T>(accountId: string, during: () => Promise<T>): Promise<T> {
+    return gw.ledger.db.transaction().execute(async (trx) => {
+      await sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(trx);
+      return during();
+    });
+  }
+
+  /** Whether `promise` is still pending after `ms` (it keeps running either way). */
+  async function pendingAfter(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    let done = false;
+    void promise.then(() => (done = true), () => (done = true));
+    await new Promise((r) => setTimeout(r, ms));
+    return !done;
+  }
+
+  it('an account with no hold answered yet waits for its hold; afterwards its call starts while the hold commits, and the client sees nothing before', async () => {
+    const { accountId, key } = await gw.newAccount();
+    // The key is verified (and cached) by a free request; no hold has been answered for the account.
+    expect((await fetch(`${gw.url}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+
+    let first!: Promise<Awaited<ReturnType<typeof chat>>>;
+    await withHoldBlocked(accountId, async () => {
+      first = chat(key);
+      expect(await pendingAfter(first, 300)).toBe(true);
+      expect(fake.requests).toHaveLength(0);
+    });
+    expect((await first).status).toBe(200);
+    expect(fake.requests).toHaveLength(1);
+
+    // Its hold was answered: the next request's upstream call goes out before its hold commits.
+    // Streamed, so the response headers would be the first byte: none arrive until the hold is placed.
+    let second!: Promise<Response>;
+    await withHoldBlocked(accountId, async () => {
+      second = fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(sampleBody('chat', 'up-openai', true)),
+      });
+      await waitFor(async () => fake.requests[1], 5_000, 'the early upstream call');
+      await fake.waitClosed(1); // the upstream has answered in full
+      expect(await pendingAfter(second, 100)).toBe(true);
+    });
+    const res = await second;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('[DONE]');
+    expect(fake.requests).toHaveLength(2);
+    expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a hold refused after the call started: the call is cancelled, the client gets the 402, nothing is charged, and the next call waits again', async () => {
+    const { accountId, key } = await gw.newAccount();
+    expect((await chat(key)).status).toBe(200);
+    // Spent elsewhere (another instance, an operator's correction) behind this instance's back.
+    const { balance } = (await gw.ledger.getAccount(accountId))!;
+    await gw.ledger.credit(accountId, 1n - balance, 'spent elsewhere');
+    fake.setScenario({ words: 20, chunkDelayMs: 500 }); // a 10 s answer: still running when the hold is refused
+
+    let refused!: Promise<Awaited<ReturnType<typeof chat>>>;
+    await withHoldBlocked(accountId, async () => {
+      refused = chat(key);
+      await waitFor(async () => fake.requests[1], 5_000, 'the early upstream call');
+    });
+    const answer = await refused;
+    expect(answer.status).toBe(402);
+    expect(bodyProblems('chat', 402, answer.json)).toEqual([]);
+    const closedAt = await fake.waitClosed(1);
+    expect(fake.requests[1].aborted).toBe(true);
+    expect(closedAt - fake.requests[1].receivedAt).toBeLessThan(5_000);
+
+    const account = (await gw.ledger.getAccount(accountId))!;
+    expect({ balance: account.balance, held: account.held }).toEqual({ balance: 1n, held: 0n });
+    const requestId = answer.headers.get('x-request-id')!;
+    expect((await gw.ledger.usageRecords(accountId)).map((r) => r.requestId)).not.toContain(requestId);
+    expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+
+    // Refused once, the account is no longer forecast to pass: its next call waits for the hold.
+    let again!: Promise<Awaited<ReturnType<typeof chat>>>;
+    await withHoldBlocked(accountId, async () => {
+      again = chat(key);
+      expect(await pendingAfter(again, 300)).toBe(true);
+      expect(fake.requests).toHaveLength(2);
+    });
+    expect((await again).status).toBe(402);
+    expect(fake.requests).toHaveLength(2);
+  });
+});
