@@ -11,7 +11,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../ledger/http-billing.js';
-import { bodyProblems, loadSpec, post, sampleBody } from './cross-support.js';
+import { bodyProblems, loadSpec, post, sampleBody, type Answer } from './cross-support.js';
 
 describe.each(dbTargets)('upstream call started while the hold commits ($name)', (target) => {
   let fake: FakeUpstream;
@@ -49,18 +49,26 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     return !done;
   }
 
+  /**
+   * A chat request sent while the account's hold is held back, expected to wait for the hold: it
+   * has no answer and the upstream has still seen only `upstreamSoFar` calls 300 ms later.
+   */
+  async function chatWaitingForHold(accountId: string, key: string, upstreamSoFar: number): Promise<Answer> {
+    let answer!: Promise<Answer>;
+    await withHoldBlocked(accountId, async () => {
+      answer = chat(key);
+      expect(await pendingAfter(answer, 300)).toBe(true);
+      expect(fake.requests).toHaveLength(upstreamSoFar);
+    });
+    return answer;
+  }
+
   it('an account with no hold answered yet waits for its hold; afterwards its call starts while the hold commits, and the client sees nothing before', async () => {
     const { accountId, key } = await gw.newAccount();
     // The key is verified (and cached) by a free request; no hold has been answered for the account.
     expect((await fetch(`${gw.url}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
 
-    let first!: Promise<Awaited<ReturnType<typeof chat>>>;
-    await withHoldBlocked(accountId, async () => {
-      first = chat(key);
-      expect(await pendingAfter(first, 300)).toBe(true);
-      expect(fake.requests).toHaveLength(0);
-    });
-    expect((await first).status).toBe(200);
+    expect((await chatWaitingForHold(accountId, key, 0)).status).toBe(200);
     expect(fake.requests).toHaveLength(1);
 
     // Its hold was answered: the next request's upstream call goes out before its hold commits.
@@ -91,7 +99,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     await gw.ledger.credit(accountId, 1n - balance, 'spent elsewhere');
     fake.setScenario({ words: 20, chunkDelayMs: 500 }); // a 10 s answer: still running when the hold is refused
 
-    let refused!: Promise<Awaited<ReturnType<typeof chat>>>;
+    let refused!: Promise<Answer>;
     await withHoldBlocked(accountId, async () => {
       refused = chat(key);
       await waitFor(async () => fake.requests[1], 5_000, 'the early upstream call');
@@ -110,13 +118,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
 
     // Refused once, the account is no longer forecast to pass: its next call waits for the hold.
-    let again!: Promise<Awaited<ReturnType<typeof chat>>>;
-    await withHoldBlocked(accountId, async () => {
-      again = chat(key);
-      expect(await pendingAfter(again, 300)).toBe(true);
-      expect(fake.requests).toHaveLength(2);
-    });
-    expect((await again).status).toBe(402);
+    expect((await chatWaitingForHold(accountId, key, 2)).status).toBe(402);
     expect(fake.requests).toHaveLength(2);
   });
 });
