@@ -55,9 +55,13 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   try {
     await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
   } catch (e) {
-    await early?.cancel();
+    if (early) {
+      metrics.earlyUpstreamCalls.inc({ hold: 'refused' });
+      await early.cancel();
+    }
     throw e;
   }
+  if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
   return { events: runAttempts(deps, ctx, req, candidates, summary, early), summary };
 }
 

@@ -42,3 +42,10 @@ export const costNanodollars = new Counter({
   labelNames: ['model'] as const,
   registers: [metricsRegistry],
 });
+
+export const earlyUpstreamCalls = new Counter({
+  name: 'switchyard_early_upstream_calls_total',
+  help: 'Upstream calls started while the hold committed, by the hold\'s answer (placed, or refused: the call was cancelled).',
+  labelNames: ['hold'] as const,
+  registers: [metricsRegistry],
+});

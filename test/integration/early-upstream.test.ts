@@ -63,11 +63,19 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     return answer;
   }
 
+  /** The gateway's count of upstream calls started early, by the hold's answer. */
+  async function earlyCalls(): Promise<{ placed: number; refused: number }> {
+    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const count = (hold: string) => Number(new RegExp(`^switchyard_early_upstream_calls_total\\{hold="${hold}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { placed: count('placed'), refused: count('refused') };
+  }
+
   it('an account with no hold answered yet waits for its hold; afterwards its call starts while the hold commits, and the client sees nothing before', async () => {
     const { accountId, key } = await gw.newAccount();
     // The key is verified (and cached) by a free request; no hold has been answered for the account.
     expect((await fetch(`${gw.url}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
 
+    const before = await earlyCalls();
     expect((await chatWaitingForHold(accountId, key, 0)).status).toBe(200);
     expect(fake.requests).toHaveLength(1);
 
@@ -88,6 +96,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('[DONE]');
     expect(fake.requests).toHaveLength(2);
+    expect(await earlyCalls()).toEqual({ placed: before.placed + 1, refused: before.refused });
     expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 
@@ -98,6 +107,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     const { balance } = (await gw.ledger.getAccount(accountId))!;
     await gw.ledger.credit(accountId, 1n - balance, 'spent elsewhere');
     fake.setScenario({ words: 20, chunkDelayMs: 500 }); // a 10 s answer: still running when the hold is refused
+    const before = await earlyCalls();
 
     let refused!: Promise<Answer>;
     await withHoldBlocked(accountId, async () => {
@@ -110,6 +120,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     const closedAt = await fake.waitClosed(1);
     expect(fake.requests[1].aborted).toBe(true);
     expect(closedAt - fake.requests[1].receivedAt).toBeLessThan(5_000);
+    expect(await earlyCalls()).toEqual({ placed: before.placed, refused: before.refused + 1 });
 
     const account = (await gw.ledger.getAccount(accountId))!;
     expect({ balance: account.balance, held: account.held }).toEqual({ balance: 1n, held: 0n });
