@@ -100,6 +100,33 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 
+  it('a client gone while its hold commits: the early call is closed, the hold is settled as cancelled, and no hold is left', async () => {
+    const { accountId, key } = await gw.newAccount();
+    expect((await chat(key)).status).toBe(200);
+    fake.setScenario({ words: 20, chunkDelayMs: 500 });
+    const client = new AbortController();
+    await withHoldBlocked(accountId, async () => {
+      const gone = fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(sampleBody('chat', 'up-openai', false)),
+        signal: client.signal,
+      });
+      gone.catch(() => undefined);
+      await waitFor(async () => fake.requests[1], 5_000, 'the early upstream call');
+      client.abort();
+      await fake.waitClosed(1);
+      expect(fake.requests[1].aborted).toBe(true);
+    });
+    const records = await waitFor(async () => {
+      const all = await gw.ledger.usageRecords(accountId);
+      return all.length === 2 ? all : undefined;
+    }, 10_000, 'the usage record of the cancelled request');
+    expect(records.map((r) => r.status).sort()).toEqual(['cancelled', 'ok']);
+    expect((await gw.ledger.getAccount(accountId))!.held).toBe(0n);
+    expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
   it('a hold refused after the call started: the call is cancelled, the client gets the 402, nothing is charged, and the next call waits again', async () => {
     const { accountId, key } = await gw.newAccount();
     expect((await chat(key)).status).toBe(200);
