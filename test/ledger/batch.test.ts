@@ -3,9 +3,9 @@
  * so every path of the batch SQL runs whatever the timing: mixed outcomes in one hold statement,
  * several requests of one account in one settle statement (one account update, a chained journal).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { dbTargets, type OpenedTarget } from './db-targets.js';
+import { dbTargets, openForSuite } from './db-targets.js';
 import type { Charge, HoldRequest, Ledger, UsageRecordInput } from '../../src/ledger/index.js';
 import { placeHolds } from '../../src/ledger/place-hold.js';
 import { settleMany } from '../../src/ledger/settle.js';
@@ -21,13 +21,8 @@ let seq = 0;
 const rid = (tag: string) => `${tag}-${Date.now()}-${seq++}`;
 
 describe.each(dbTargets)('batched ledger statements on $name', (target) => {
-  let t: OpenedTarget;
   let ledger: Ledger;
-  beforeAll(async () => {
-    t = await target.open();
-    ledger = t.ledger;
-  });
-  afterAll(() => t?.cleanup());
+  openForSuite(target, (opened) => (ledger = opened.ledger));
 
   /**
    * One hold per account (as the group commit batches them) covering every answer: placed with and

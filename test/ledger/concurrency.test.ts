@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { dbTargets, type OpenedTarget } from './db-targets.js';
+import { dbTargets, openForSuite } from './db-targets.js';
 import type { Ledger } from '../../src/ledger/index.js';
 import { GatewayError } from '../../src/ir/errors.js';
 
 const settled = <T>(ps: Promise<T>[]) => Promise.allSettled(ps);
 
 describe.each(dbTargets)('ledger concurrency on $name', (target) => {
-  let t: OpenedTarget;
   let ledger: Ledger;
-  beforeAll(async () => {
-    t = await target.open();
-    ledger = t.ledger;
-  });
-  afterAll(() => t?.cleanup());
+  openForSuite(target, (opened) => (ledger = opened.ledger));
 
   it('500 concurrent holds against a balance that affords exactly K: exactly K succeed', async () => {
     const K = 37;

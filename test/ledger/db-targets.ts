@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { openLedger, type Ledger } from '../../src/ledger/index.js';
 
 /**
@@ -61,3 +62,16 @@ function postgres(url: string): DbTarget {
 
 export const dbTargets: DbTarget[] = PG_URL ? [pglite, postgres(PG_URL)] : [pglite];
 export const pgTarget: DbTarget | undefined = PG_URL ? postgres(PG_URL) : undefined;
+
+/**
+ * Opens `target` before the tests of the enclosing describe block and cleans it up after them;
+ * `onOpen` receives it once open (the ledger suites keep its ledger in a variable of their own).
+ */
+export function openForSuite(target: DbTarget, onOpen: (opened: OpenedTarget) => void): void {
+  let opened: OpenedTarget | undefined;
+  beforeAll(async () => {
+    opened = await target.open();
+    onOpen(opened);
+  });
+  afterAll(() => opened?.cleanup());
+}

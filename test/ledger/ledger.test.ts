@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { dbTargets, type OpenedTarget } from './db-targets.js';
+import { dbTargets, openForSuite } from './db-targets.js';
 import type { Ledger, UsageRecordInput } from '../../src/ledger/index.js';
 import type { Usage } from '../../src/ir/usage.js';
 import { GatewayError } from '../../src/ir/errors.js';
@@ -23,13 +23,8 @@ async function rejects(p: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe.each(dbTargets)('ledger on $name', (target) => {
-  let t: OpenedTarget;
   let ledger: Ledger;
-  beforeAll(async () => {
-    t = await target.open();
-    ledger = t.ledger;
-  });
-  afterAll(() => t?.cleanup());
+  openForSuite(target, (opened) => (ledger = opened.ledger));
 
   it('creates accounts with bigint money and journals the opening balance', async () => {
     const a = await ledger.createAccount('alice', 1_000_000n);
