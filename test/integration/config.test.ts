@@ -11,11 +11,11 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../../src/app/start-gateway.js';
 import { loadConfigFile } from '../../src/config/load-config.js';
-import { closeAgents } from '../../src/providers/transport/index.js';
-import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-config-it-'));
+let started: FakeGateway | undefined;
 let fake: FakeUpstream;
 let gw: TestGateway;
 
@@ -42,17 +42,17 @@ function minimalYaml(fakeUrl: string): string {
 }
 
 beforeAll(async () => {
-  fake = await startFakeUpstream({ scenario: { words: 6 } });
   process.env.SWITCHYARD_IT_OPENAI_KEY = 'sk-it-openai';
   process.env.SWITCHYARD_IT_ANTHROPIC_KEY = 'sk-it-anthropic';
   const file = path.join(dir, 'minimal.yaml');
-  writeFileSync(file, minimalYaml(fake.url));
-  gw = await startTestGateway({ configPath: file });
+  started = await startFakeGateway((f) => {
+    writeFileSync(file, minimalYaml(f.url));
+    return { configPath: file };
+  }, { scenario: { words: 6 } });
+  ({ fake, gw } = started);
 });
 afterAll(async () => {
-  await gw?.close();
-  await closeAgents();
-  await fake?.close();
+  await started?.close();
   delete process.env.SWITCHYARD_IT_OPENAI_KEY;
   delete process.env.SWITCHYARD_IT_ANTHROPIC_KEY;
 });

@@ -9,28 +9,24 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeAgents } from '../../src/providers/transport/index.js';
-import { scriptsDir, startFakeUpstream, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { scriptsDir, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
+let started: FakeGateway | undefined;
 let fake: FakeUpstream;
 let gw: TestGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  fake = await startFakeUpstream();
-  gw = await startTestGateway({ catalog: fakeCatalog(fake, { maxRetries: 0 }) });
+  started = await startFakeGateway((f) => ({ catalog: fakeCatalog(f, { maxRetries: 0 }) }));
+  ({ fake, gw } = started);
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
 });
 beforeEach(() => fake.reset());
-afterAll(async () => {
-  await gw?.close();
-  await closeAgents();
-  await fake?.close();
-});
+afterAll(() => started?.close());
 
 const PARALLEL_SCRIPT = `transcript:${path.join(scriptsDir(), 'anthropic-parallel-tool-use.sse')}`;
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };

@@ -7,27 +7,23 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAgents } from '../../src/providers/transport/index.js';
-import { startFakeUpstream, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 import { answerContent, comparable, transcriptContent } from './cross-extract.js';
 import { CLIENT_PROTOCOLS, bodyProblems, loadSpec, normalise, post, sampleBody, streamProblems, type Answer, type ClientProtocol } from './cross-support.js';
 
 const ROOT = transcriptsDir();
+let started: FakeGateway | undefined;
 let fake: FakeUpstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  fake = await startFakeUpstream();
   await loadSpec();
-  gw = await startTestGateway({ catalog: fakeCatalog(fake, { maxRetries: 0 }) });
+  started = await startFakeGateway((f) => ({ catalog: fakeCatalog(f, { maxRetries: 0 }) }));
+  ({ fake, gw } = started);
 });
-afterAll(async () => {
-  await gw?.close();
-  await closeAgents();
-  await fake?.close();
-});
+afterAll(() => started?.close());
 
 function listTranscripts(folder: string): string[] {
   const walk = (d: string): string[] =>

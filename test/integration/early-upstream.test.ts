@@ -6,30 +6,26 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { closeAgents } from '../../src/providers/transport/index.js';
-import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
-import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { dbTargets, startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../ledger/http-billing.js';
 import { bodyProblems, loadSpec, post, sampleBody, type Answer } from './cross-support.js';
 
 describe.each(dbTargets)('upstream call started while the hold commits ($name)', (target) => {
+  let started: FakeGateway | undefined;
   let fake: FakeUpstream;
   let gw: TestGateway;
   beforeAll(async () => {
-    fake = await startFakeUpstream();
     await loadSpec();
-    gw = await startTestGateway({ target, catalog: fakeCatalog(fake) });
+    started = await startFakeGateway((f) => ({ target, catalog: fakeCatalog(f) }));
+    ({ fake, gw } = started);
   });
   beforeEach(() => {
     fake.reset();
     fake.setScenario(undefined);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await closeAgents();
-    await fake?.close();
-  });
+  afterAll(() => started?.close());
 
   const chat = (key: string, stream = false) => post(gw.url, key, 'chat', sampleBody('chat', 'up-openai', stream));
 

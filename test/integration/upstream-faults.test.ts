@@ -8,13 +8,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/config/load-config.js';
-import { closeAgents } from '../../src/providers/transport/index.js';
-import { startFakeUpstream, type FakeUpstream, type Scenario } from '../../tools/fake-upstream/index.js';
+import type { FakeUpstream, Scenario } from '../../tools/fake-upstream/index.js';
 import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../ledger/http-billing.js';
 import { CLIENT_PROTOCOLS, bodyProblems, loadSpec, post, sampleBody, streamProblems, type Answer, type ClientProtocol } from './cross-support.js';
 
+let started: FakeGateway | undefined;
 let fake: FakeUpstream;
 let gw: TestGateway;
 /** Accepts TCP and says nothing: a TLS handshake against it never completes (connect timeout). */
@@ -22,26 +22,26 @@ let silent: Server;
 const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  fake = await startFakeUpstream();
   silent = createServer((s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const doc = fakeCatalogDocument(fake, { maxRetries: 1, timeouts: { connect_ms: 500, first_byte_ms: 800, idle_ms: 800 } }) as any;
-  doc.providers['up-silent'] = { type: 'openai', base_url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, max_retries: 0, timeouts: { connect_ms: 300 } };
-  doc.models.push({ id: 'up-silent', provider: 'up-silent', upstream_model: 'gpt-4o-mini' });
   await loadSpec();
-  gw = await startTestGateway({ catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake' }) });
+  started = await startFakeGateway((f) => {
+    const doc = fakeCatalogDocument(f, { maxRetries: 1, timeouts: { connect_ms: 500, first_byte_ms: 800, idle_ms: 800 } }) as any;
+    doc.providers['up-silent'] = { type: 'openai', base_url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, max_retries: 0, timeouts: { connect_ms: 300 } };
+    doc.models.push({ id: 'up-silent', provider: 'up-silent', upstream_model: 'gpt-4o-mini' });
+    return { catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake' }) };
+  });
+  ({ fake, gw } = started);
 });
 beforeEach(() => {
   fake.reset();
   fake.setScenario(undefined);
 });
 afterAll(async () => {
-  await gw?.close();
-  await closeAgents();
-  await fake?.close();
+  await started?.close();
   for (const s of sockets) s.destroy();
   await new Promise((r) => silent?.close(r));
 });

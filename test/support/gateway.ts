@@ -1,6 +1,8 @@
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/start-gateway.js';
 import type { Ledger } from '../../src/ledger/index.js';
 import { defaultCatalog } from '../../src/config/default-catalog.js';
+import { closeAgents } from '../../src/providers/transport/index.js';
+import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../../tools/fake-upstream/index.js';
 import { dbTargets, type DbTarget, type OpenedTarget } from '../ledger/db-targets.js';
 
 export const ADMIN_KEY = 'sk-admin-test';
@@ -64,6 +66,42 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     async close() {
       await gateway.close();
       await db.cleanup();
+    },
+  };
+}
+
+/** A fake upstream and a test gateway in front of it. */
+export interface FakeGateway {
+  fake: FakeUpstream;
+  gw: TestGateway;
+  /** Stops the gateway, then the upstream connection pools, then the fake. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fake upstream, then a gateway with the options `gatewayOptions` derives from it (a
+ * catalog pointing at the fake, usually). Closing in the reverse order leaves no pooled upstream
+ * connection to a fake that is gone.
+ */
+export async function startFakeGateway(
+  gatewayOptions: (fake: FakeUpstream) => TestGatewayOptions,
+  fakeOptions?: FakeUpstreamOptions,
+): Promise<FakeGateway> {
+  const fake = await startFakeUpstream(fakeOptions);
+  let gw: TestGateway;
+  try {
+    gw = await startTestGateway(gatewayOptions(fake));
+  } catch (e) {
+    await fake.close();
+    throw e;
+  }
+  return {
+    fake,
+    gw,
+    async close() {
+      await gw.close();
+      await closeAgents();
+      await fake.close();
     },
   };
 }
