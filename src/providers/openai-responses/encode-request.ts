@@ -13,10 +13,11 @@ export interface EncodedRequest {
 const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice']);
 
 /**
- * IR Request + Target -> `/responses` body. Streams when the client streams, and never stores (the
- * gateway keeps no state, and item ids the client holds are the gateway's, not the upstream's). Unknown client
- * fields of a Responses client (`text`, `metadata`, `include`, `prompt_cache_key`, ...) are merged
- * underneath; hosted tools and hosted tool-call items go back as they came.
+ * IR Request + Target -> `/responses` body. Streams when `request.stream` says so (the pipeline
+ * decides, see providerCall) and never stores (the gateway keeps no state, and item ids the client
+ * holds are the gateway's, not the upstream's). Unknown client fields of a Responses client
+ * (`text`, `metadata`, `include`, `prompt_cache_key`, ...) are merged underneath; hosted tools and
+ * hosted tool-call items go back as they came.
  */
 export function encodeRequest(request: Request, target: Target): EncodedRequest {
   const ext = request.ext[EXT_KEY] ?? {};

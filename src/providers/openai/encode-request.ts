@@ -22,9 +22,10 @@ export interface EncodedRequest {
 }
 
 /**
- * IR Request + Target -> `/chat/completions` body. Streams (with usage) when the client streams. The ceiling goes in
- * the provider's `maxTokensField`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only
- * that), `max_completion_tokens` for OpenAI's reasoning models.
+ * IR Request + Target -> `/chat/completions` body. Streams, with usage, when `request.stream` says
+ * so (the pipeline decides, see providerCall). The ceiling goes in the provider's
+ * `maxTokensField`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only that),
+ * `max_completion_tokens` for OpenAI's reasoning models.
  * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
  * owns (model, messages, stream, ...) always win.
  */
