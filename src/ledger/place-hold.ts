@@ -27,6 +27,10 @@ import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
  * A database crash can only lose the holds of requests still running, which then settle as "no
  * pending hold" and are not charged, as when the settle itself fails (DECISIONS.md).
  *
+ * A hold alone in its statement (every hold at low load) runs `placeOne`, the same checks on one
+ * row reached by its keys, without the JSON rows and the joins between them: at one connection
+ * it answers 0.1-0.3 ms sooner, which is the hold's whole lead over the upstream call.
+ *
  * The key check is what lets the HTTP layer cache verified keys: a key revoked after it was cached
  * can no longer move money, on any instance, from the moment its revocation commits.
  */
@@ -34,40 +38,9 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
   const results: Array<bigint | Error | undefined> = holds.map(validate);
   const valid = holds.flatMap((h, ord) => (results[ord] ? [] : [{ ord, h }]));
   if (valid.length === 0) return results as Error[];
-  const rows = JSON.stringify(
-    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
-  );
   let outcome: HoldOutcome[];
   try {
-    ({ rows: outcome } = await sql<HoldOutcome>`/* prepared:place-holds */
-      WITH r AS (
-        SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
-          AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
-      ), lk AS (
-        SELECT id FROM accounts WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
-      ), dup AS (
-        SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
-      ), live_keys AS (
-        SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND revoked_at IS NULL
-      ), checked AS (
-        SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
-          (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
-        FROM r
-      ), a AS (
-        UPDATE accounts SET held = accounts.held + c.amount
-        FROM checked c JOIN lk ON lk.id = c.account_id
-        WHERE accounts.id = c.account_id AND accounts.id = ANY (ARRAY(SELECT account_id FROM r))
-          AND NOT c.duplicate AND c.key_ok AND accounts.balance - accounts.held >= c.amount
-        RETURNING c.id AS request_id, accounts.balance - accounts.held AS available
-      ), ins AS (
-        INSERT INTO holds (id, account_id, amount, expires_at)
-        SELECT r.id, r.account_id, r.amount, now() + make_interval(secs => r.ttl_ms / 1000)
-        FROM r JOIN a ON a.request_id = r.id
-        RETURNING id
-      )
-      SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, a.available
-      FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN a ON a.request_id = ins.id
-        CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db));
+    outcome = valid.length === 1 ? await placeOne(db, valid[0].ord, valid[0].h) : await placeMany(db, valid);
   } catch (e) {
     // Two concurrent holds with one id: the unique key rejects the second, atomically. In a batch
     // the group commit then runs each hold alone, so only the duplicate gets this answer.
@@ -82,6 +55,73 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
     else results[row.ord] = await insufficient(db, h);
   }
   return results as Array<bigint | Error>;
+}
+
+/** The batch: one row per hold, from JSON, joined against the accounts, keys and holds it touches. */
+async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
+  const rows = JSON.stringify(
+    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
+  );
+  const result = await sql<HoldOutcome>`/* prepared:place-holds */
+    WITH r AS (
+      SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
+        AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
+    ), lk AS (
+      SELECT id FROM accounts WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
+    ), dup AS (
+      SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
+    ), live_keys AS (
+      SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND revoked_at IS NULL
+    ), checked AS (
+      SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
+        (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
+      FROM r
+    ), a AS (
+      UPDATE accounts SET held = accounts.held + c.amount
+      FROM checked c JOIN lk ON lk.id = c.account_id
+      WHERE accounts.id = c.account_id AND accounts.id = ANY (ARRAY(SELECT account_id FROM r))
+        AND NOT c.duplicate AND c.key_ok AND accounts.balance - accounts.held >= c.amount
+      RETURNING c.id AS request_id, accounts.balance - accounts.held AS available
+    ), ins AS (
+      INSERT INTO holds (id, account_id, amount, expires_at)
+      SELECT r.id, r.account_id, r.amount, now() + make_interval(secs => r.ttl_ms / 1000)
+      FROM r JOIN a ON a.request_id = r.id
+      RETURNING id
+    )
+    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, a.available
+    FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN a ON a.request_id = ins.id
+      CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
+  return result.rows;
+}
+
+/**
+ * One hold: the same checks and answer as `placeMany`, each table reached by its primary key. The
+ * UPDATE re-checks the balance on the row it locks, so concurrent holds stay exact.
+ */
+async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Promise<HoldOutcome[]> {
+  const amount = h.amount.toString();
+  const keyId = h.keyId ?? null;
+  const { rows } = await sql<HoldOutcome>`/* prepared:place-hold-one */
+    WITH checked AS (
+      SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
+        (${keyId}::text IS NULL OR EXISTS (
+          SELECT 1 FROM api_keys WHERE id = ${keyId}::text AND account_id = ${h.accountId} AND revoked_at IS NULL
+        )) AS key_ok
+    ), a AS (
+      UPDATE accounts SET held = accounts.held + ${amount}::bigint
+      FROM checked c
+      WHERE accounts.id = ${h.accountId} AND NOT c.duplicate AND c.key_ok AND accounts.balance - accounts.held >= ${amount}::bigint
+      RETURNING accounts.balance - accounts.held AS available
+    ), ins AS (
+      INSERT INTO holds (id, account_id, amount, expires_at)
+      SELECT ${h.requestId}, ${h.accountId}, ${amount}::bigint, now() + make_interval(secs => ${h.ttlMs}::float8 / 1000)
+      FROM a
+      RETURNING id
+    )
+    SELECT ${ord}::int AS ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, a.available
+    FROM checked c LEFT JOIN a ON true LEFT JOIN ins ON true
+      CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
+  return rows;
 }
 
 interface HoldOutcome {

@@ -69,7 +69,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     await expectHeld();
   });
 
-  it('a hold alone in its statement gets the same answers, at whatever index it stands', async () => {
+  it('a hold alone in its statement (the single-row form) gets the same answers, at whatever index it stands', async () => {
     const { cases, expectHeld } = await holdCases();
     for (const [hold, kind] of cases) {
       const [alone] = await placeHolds(ledger.db, [hold]);
@@ -82,12 +82,16 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     await expectHeld();
   });
 
-  it('the hold statement turns off the wait for the disk for its own commit only: its connection keeps synchronous commits', async () => {
+  it('both hold statements turn off the wait for the disk for their own commit only: the connection keeps synchronous commits', async () => {
     const a = await ledger.createAccount('sync', 1_000n);
+    const b = await ledger.createAccount('sync-too', 1_000n);
     await ledger.db.connection().execute(async (conn) => {
       const setting = async () => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(conn)).rows[0].synchronous_commit;
       const before = await setting();
       expect(await placeHolds(conn, [{ requestId: rid('sync'), accountId: a.id, amount: 10n, ttlMs: 60_000 }])).toEqual([990n]);
+      expect(await setting()).toBe(before);
+      const two = [a, b].map((acct) => ({ requestId: rid('sync'), accountId: acct.id, amount: 10n, ttlMs: 60_000 }));
+      expect(await placeHolds(conn, two)).toEqual([980n, 990n]);
       expect(await setting()).toBe(before);
     });
   });
