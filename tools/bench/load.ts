@@ -91,16 +91,29 @@ function rotating(t: Target) {
 }
 
 /**
+ * Requests sent one after another before the timed ones: the first requests on a new connection
+ * run this client's code cold and meet a server fresh from the load phase (its garbage, its pools
+ * shrinking), which is not what one connection costs in a steady state.
+ */
+export const LATENCY_WARMUP_REQUESTS = 100;
+
+/**
  * `n` requests one after another on one keep-alive connection, timed with hrtime (autocannon's
- * histogram has 1 ms resolution, too coarse for sub-millisecond overheads).
+ * histogram has 1 ms resolution, too coarse for sub-millisecond overheads), after
+ * LATENCY_WARMUP_REQUESTS untimed ones.
  */
 export async function measureLatency(t: Target, n: number, pid?: number): Promise<LatencyResult> {
-  const cpu0 = pid ? cpuMs(pid) : 0;
   const pool = new Pool(t.origin, { connections: 1, pipelining: 1 });
   const total: number[] = [];
   const ttfb: number[] = [];
   let failures = 0;
+  let cpu0 = 0;
   try {
+    for (let i = 0; i < LATENCY_WARMUP_REQUESTS; i++) {
+      const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: t.body });
+      await res.body.dump();
+    }
+    cpu0 = pid ? cpuMs(pid) : 0;
     for (let i = 0; i < n; i++) {
       const start = process.hrtime.bigint();
       const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: t.body });

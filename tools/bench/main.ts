@@ -7,7 +7,7 @@
  * Ledger on PostgreSQL when DATABASE_URL is set (in schema SWITCHYARD_DB_SCHEMA, default
  * switchyard_bench, dropped before and after), else in-memory PGlite.
  *
- * Knobs: BENCH_SECONDS (5 per case at 50 connections), BENCH_LATENCY_REQUESTS (300 sequential),
+ * Knobs: BENCH_SECONDS (5 per case at 50 connections), BENCH_LATENCY_REQUESTS (1000 sequential, after 100 untimed),
  * BENCH_STREAMS (1000), BENCH_ACCOUNTS (50 accounts, keys rotated per request), BENCH_ONLY (substring filter on case labels), BENCH_CPU_PROF=1 (the
  * gateway writes a V8 CPU profile into .bench/prof when it stops).
  * Writes .bench/<timestamp>.json (raw) and bench/latest.json + bench/latest.md (committed).
@@ -19,7 +19,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { measureStreamsMemory } from './hold-streams.js';
 import { calibrate } from './calibrate.js';
-import { measureLatency, measureThroughput, probe } from './load.js';
+import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe } from './load.js';
 import { freePort, startNode, stopAll } from './processes.js';
 import { addOverheads, checkTargets, makeRow, markdown, type Report, type Row } from './report.js';
 import {
@@ -28,7 +28,7 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
-const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 300);
+const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1000);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const ONLY = process.env.BENCH_ONLY;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50);
@@ -197,7 +197,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.versions.node, calibration },
     database: DATABASE_URL ? `PostgreSQL (schema ${SCHEMA})` : 'PGlite (in memory)',
-    settings: { seconds: SECONDS, connections: CONNECTIONS, latencySamples: LATENCY_REQUESTS, streams: STREAMS, accounts: ACCOUNTS },
+    settings: { seconds: SECONDS, connections: CONNECTIONS, latencySamples: LATENCY_REQUESTS, latencyWarmup: LATENCY_WARMUP_REQUESTS, streams: STREAMS, accounts: ACCOUNTS },
     rows,
     portkeyStreams,
     streamsMemory,

@@ -40,7 +40,7 @@ describe('bench report', () => {
   });
 
   it('renders a table row per case', () => {
-    const report = { date: 'd', machine: { cpus: 2, node: '20', calibration: { busyRoundTripCpuUs: 50, wakeRoundTripCpuUs: 170 } }, database: 'pg', settings: { seconds: 5, connections: 50, latencySamples: 100, streams: 1000, accounts: 50 }, rows, portkeyStreams: { status: 500, complete: false, note: 'x' }, streamsMemory: mem, targets: checkTargets(rows, mem) } satisfies Report;
+    const report = { date: 'd', machine: { cpus: 2, node: '20', calibration: { busyRoundTripCpuUs: 50, wakeRoundTripCpuUs: 170 } }, database: 'pg', settings: { seconds: 5, connections: 50, latencySamples: 100, latencyWarmup: 10, streams: 1000, accounts: 50 }, rows, portkeyStreams: { status: 500, complete: false, note: 'x' }, streamsMemory: mem, targets: checkTargets(rows, mem) } satisfies Report;
     const md = markdown(report);
     expect(md.split('\n').filter((l) => l.startsWith('| switchyard'))).toHaveLength(3);
     expect(md).toContain('170 µs when it has to be woken');

@@ -28,7 +28,7 @@ export interface Report {
   date: string;
   machine: { cpus: number; node: string; calibration: Calibration };
   database: string;
-  settings: { seconds: number; connections: number; latencySamples: number; streams: number; accounts: number };
+  settings: { seconds: number; connections: number; latencySamples: number; latencyWarmup: number; streams: number; accounts: number };
   rows: Row[];
   portkeyStreams: { status: number; complete: boolean; note: string };
   streamsMemory: StreamsMemory;
@@ -89,7 +89,7 @@ export function markdown(r: Report): string {
   const targets = r.targets.map((t) => `| ${t.name} | ${t.limit} | ${t.measured} | ${t.pass === null ? 'n/a' : t.pass ? 'pass' : 'MISS'} |`);
   return [
     `Measured ${r.date} on ${r.machine.cpus} cores, Node ${r.machine.node}, ledger on ${r.database}; ` +
-      `${r.settings.seconds} s per case at ${r.settings.connections} connections (keys of ${r.settings.accounts} accounts rotated), ${r.settings.latencySamples} sequential requests at 1 connection.`,
+      `${r.settings.seconds} s per case at ${r.settings.connections} connections (keys of ${r.settings.accounts} accounts rotated), ${r.settings.latencySamples} sequential requests timed at 1 connection after ${r.settings.latencyWarmup} untimed.`,
     '',
     `Machine calibration: a round trip to another process costs ${f(cal.busyRoundTripCpuUs, 0)} µs of CPU while it is awake and ` +
       `${f(cal.wakeRoundTripCpuUs, 0)} µs when it has to be woken (tools/bench/calibrate.ts).`,
