@@ -29,7 +29,7 @@ import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
  *
  * A hold alone in its statement (every hold at low load) runs `placeOne`, the same checks on one
  * row reached by its keys, without the JSON rows and the joins between them: at one connection
- * it answers 0.1-0.3 ms sooner, which is the hold's whole lead over the upstream call.
+ * this took 0.1-0.3 ms off each request (bench/README.md).
  *
  * The key check is what lets the HTTP layer cache verified keys: a key revoked after it was cached
  * can no longer move money, on any instance, from the moment its revocation commits.
@@ -96,7 +96,11 @@ async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: Ho
 
 /**
  * One hold: the same checks and answer as `placeMany`, each table reached by its primary key. The
- * UPDATE re-checks the balance on the row it locks, so concurrent holds stay exact.
+ * UPDATE re-checks the balance on the row it locks, so concurrent holds stay exact. Unlike the
+ * batch, which locks its accounts first, a hold that the committed balance cannot cover is refused
+ * without waiting for a transaction that has the account's row locked: PostgreSQL tests the
+ * condition before it takes the lock. A hold that the balance covers waits for the lock, and is
+ * tested again on the row as that transaction left it.
  */
 async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Promise<HoldOutcome[]> {
   const amount = h.amount.toString();
