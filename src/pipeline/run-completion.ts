@@ -69,13 +69,15 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
 interface Launched {
   cand: Candidate;
   meter: OutputMeter;
-  stop: AbortController;
   attempt: AsyncGenerator<StreamEvent, AttemptResult>;
   /** The attempt's first step, asked for at launch so the upstream call starts at once. */
   first: Promise<IteratorResult<StreamEvent, AttemptResult>>;
   /** Stops listening to the client's signal. */
   unlink: () => void;
-  /** Stops the upstream call and waits for the attempt to end (its output is dropped). */
+  /**
+   * Stops the upstream call and waits for the attempt to end; what it produced stays in `meter`.
+   * Never throws.
+   */
   cancel: () => Promise<void>;
 }
 
@@ -96,10 +98,10 @@ function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand:
   const cancel = async () => {
     stop.abort();
     unlink();
-    await first;
-    await attempt.return(undefined as never);
+    // Queued behind the step under way, if any: resolves once the attempt has ended.
+    await attempt.return(undefined as never).catch(() => undefined);
   };
-  return { cand, meter, stop, attempt, first, unlink, cancel };
+  return { cand, meter, attempt, first, unlink, cancel };
 }
 
 /**
@@ -187,9 +189,7 @@ async function* runAttempts(
     stopHeartbeat();
     if (inFlight) {
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
-      inFlight.unlink();
-      inFlight.stop.abort();
-      await inFlight.attempt.return(undefined as never).catch(() => undefined);
+      await inFlight.cancel();
       chargeAttempt(charges, summary, inFlight.cand, inFlight.meter, false);
       summary.attempts.push({ model: inFlight.cand.model.id, outcome: 'error', reason: 'client disconnected' });
     }
