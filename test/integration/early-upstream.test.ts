@@ -5,12 +5,13 @@
  * charges nothing. The hold is held back by locking the account's row in a transaction of the test.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { dbTargets, startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../ledger/http-billing.js';
-import { credit } from '../../src/ledger/accounts.js';
+import { credit, getAccount } from '../../src/ledger/accounts.js';
+import type { Database } from '../../src/ledger/schema.js';
 import { bodyProblems, loadSpec, post, sampleBody, type Answer } from './cross-support.js';
 
 describe.each(dbTargets)('upstream call started while the hold commits ($name)', (target) => {
@@ -30,11 +31,14 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
 
   const chat = (key: string, stream = false) => post(gw.url, key, 'chat', sampleBody('chat', 'up-openai', stream));
 
-  /** Runs `during` while the account's row is locked, so its next hold cannot commit before. */
-  async function withHoldBlocked<T>(accountId: string, during: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `during` while the account's row is locked by a transaction (handed to `during`), so its
+   * next hold cannot commit before.
+   */
+  async function withHoldBlocked<T>(accountId: string, during: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return gw.ledger.db.transaction().execute(async (trx) => {
       await sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(trx);
-      return during();
+      return during(trx);
     });
   }
 
@@ -135,11 +139,11 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
     // by a transaction that has the account's row locked when the hold arrives: the hold waits for
     // it, then finds the balance gone.
     let refused!: Promise<Answer>;
-    await gw.ledger.db.transaction().execute(async (trx) => {
-      const { balance } = (await sql<{ balance: bigint }>`SELECT balance FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(trx)).rows[0];
+    await withHoldBlocked(accountId, async (trx) => {
       refused = chat(key);
       await waitFor(async () => fake.requests[1], 5_000, 'the early upstream call');
-      await credit(trx, accountId, 1n - BigInt(balance), 'spent elsewhere');
+      const { balance } = (await getAccount(trx, accountId))!;
+      await credit(trx, accountId, 1n - balance, 'spent elsewhere');
     });
     const answer = await refused;
     expect(answer.status).toBe(402);
