@@ -104,19 +104,19 @@ export const LATENCY_WARMUP_REQUESTS = 100;
  */
 export async function measureLatency(t: Target, n: number, pid?: number): Promise<LatencyResult> {
   const pool = new Pool(t.origin, { connections: 1, pipelining: 1 });
+  const send = () => pool.request({ method: 'POST', path: t.path, headers: t.headers, body: t.body });
   const total: number[] = [];
   const ttfb: number[] = [];
   let failures = 0;
   let cpu0 = 0;
   try {
     for (let i = 0; i < LATENCY_WARMUP_REQUESTS; i++) {
-      const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: t.body });
-      await res.body.dump();
+      await (await send()).body.dump();
     }
     cpu0 = pid ? cpuMs(pid) : 0;
     for (let i = 0; i < n; i++) {
       const start = process.hrtime.bigint();
-      const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: t.body });
+      const res = await send();
       let first: bigint | undefined;
       for await (const chunk of res.body) {
         if (first === undefined && (chunk as Buffer).length > 0) first = process.hrtime.bigint();
