@@ -33,6 +33,15 @@ export interface Reasoning {
   adaptive?: boolean;
 }
 
+/**
+ * Structured output: the answer's text is one JSON value. `json_object` asks for any JSON object
+ * (OpenAI's JSON mode); `json_schema` for one that validates against `schema`. Plain text is the
+ * absence of a format.
+ */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
+
 /** `"default"`: the model's chain from the catalog; a list: these model ids in order; `[]`: none. */
 export type Fallbacks = 'default' | string[];
 
@@ -55,6 +64,8 @@ export interface Request {
   temperature?: number;
   topP?: number;
   reasoning: Reasoning;
+  /** Chat `response_format`, Responses `text.format`, Messages `output_config.format`. */
+  responseFormat?: ResponseFormat;
   fast: boolean;
   fallbacks: Fallbacks;
   /**

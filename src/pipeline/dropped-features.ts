@@ -8,11 +8,15 @@ const RESPONSES = 'openai-responses';
  * What of a request the chosen upstream will not see, as warnings for the log and the
  * `x-switchyard-warnings` header. Hosted tools (web_search, namespace, mcp, ...) and hosted tool
  * call items only reach a Responses-speaking upstream; elsewhere they are dropped, never a 400.
+ * JSON mode without a schema has no Anthropic form and is dropped the same way.
  */
 export function droppedFeatures(req: Request, provider: ProviderType): string[] {
-  const ext = req.ext[RESPONSES];
-  if (!ext) return [];
   const out: string[] = [];
+  if (req.responseFormat?.type === 'json_object' && provider === 'anthropic') {
+    out.push('JSON mode dropped (Anthropic has structured output only with a schema: use json_schema)');
+  }
+  const ext = req.ext[RESPONSES];
+  if (!ext) return out;
   const refs = ext.droppedReferences;
   if (Array.isArray(refs) && refs.length > 0) {
     out.push(`item_reference dropped (no stored responses): ${refs.join(', ')}`);

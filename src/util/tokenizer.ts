@@ -91,8 +91,9 @@ function flushSharedDecoder(): string {
  * What a request is made of for counting: strings to tokenize and fixed framing amounts. The
  * system prompt and every message (text, images at IMAGE_TOKENS, tool calls as name + arguments,
  * tool results, reasoning text or redacted data), each message framed by MESSAGE_OVERHEAD_TOKENS,
- * the tool definitions (name + description + schema JSON + TOOL_OVERHEAD_TOKENS each) and the
- * reply priming. Each string is encoded once; nothing is concatenated first.
+ * the tool definitions (name + description + schema JSON + TOOL_OVERHEAD_TOKENS each), a
+ * structured-output schema (framed like a tool) and the reply priming. Each string is encoded
+ * once; nothing is concatenated first.
  */
 function* requestPieces(req: Request): Generator<string | number> {
   yield REPLY_PRIMING_TOKENS;
@@ -109,6 +110,10 @@ function* requestPieces(req: Request): Generator<string | number> {
     yield tool.name;
     yield tool.description ?? '';
     yield JSON.stringify(tool.inputSchema);
+  }
+  if (req.responseFormat?.type === 'json_schema') {
+    yield TOOL_OVERHEAD_TOKENS;
+    yield JSON.stringify(req.responseFormat.schema);
   }
 }
 

@@ -1,8 +1,9 @@
 import { invalid } from '../../ir/errors.js';
 import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
-import type { Request, Tool, ToolChoice } from '../../ir/request.js';
+import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
 const P = 'anthropic';
@@ -11,7 +12,7 @@ export const MESSAGES_DEFAULT_MAX_TOKENS = 4096;
 
 const MAPPED = new Set([
   'model', 'messages', 'system', 'max_tokens', 'tools', 'tool_choice', 'stream', 'stop_sequences',
-  'temperature', 'top_p', ...GATEWAY_OPTION_KEYS,
+  'temperature', 'top_p', 'output_format', ...GATEWAY_OPTION_KEYS,
 ]);
 
 /**
@@ -49,11 +50,22 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
     ...opt('temperature', typeof body.temperature === 'number' ? body.temperature : undefined),
     ...opt('topP', typeof body.top_p === 'number' ? body.top_p : undefined),
     reasoning: opts.reasoning,
+    ...opt('responseFormat', decodeOutputFormat(body)),
     fast: opts.fast,
     fallbacks: opts.fallbacks,
     ext: Object.keys(ext).length ? { [P]: ext } : {},
     passHeaders: passHeaders(headers),
   };
+}
+
+/**
+ * `output_config.format`, else the deprecated `output_format`. The rest of `output_config`
+ * (effort, ...) stays in ext for an Anthropic upstream; the format itself travels in the IR.
+ */
+function decodeOutputFormat(body: JsonObject): ResponseFormat | undefined {
+  const config = body.output_config;
+  if (config !== undefined && config !== null && !isRecord(config)) throw invalid('output_config must be an object', 'output_config');
+  return decodeMessagesOutputFormat(config?.format, 'output_config.format') ?? decodeMessagesOutputFormat(body.output_format, 'output_format');
 }
 
 function passHeaders(h: HeaderBag): Record<string, string> {

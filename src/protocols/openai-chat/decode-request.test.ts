@@ -179,7 +179,9 @@ describe('decodeChatRequest', () => {
 
   it('keeps unmapped fields in ext for an OpenAI upstream', () => {
     const r = decode({ n: 1, user: 'u1', metadata: { a: 'b' }, response_format: { type: 'json_object' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 });
-    expect(r.ext['openai-chat']).toEqual({ n: 1, user: 'u1', metadata: { a: 'b' }, response_format: { type: 'json_object' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 });
+    expect(r.ext['openai-chat']).toEqual({ n: 1, user: 'u1', metadata: { a: 'b' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 });
+    // Structured output has its IR home, so every upstream kind can get it.
+    expect(r.responseFormat).toEqual({ type: 'json_object' });
   });
 
   it('rejects n > 1, unknown roles and non-function tools', () => {

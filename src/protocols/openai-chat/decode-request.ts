@@ -3,6 +3,7 @@ import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserP
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { decodeChatResponseFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
 const P = 'openai-chat';
@@ -11,7 +12,7 @@ export const CHAT_DEFAULT_MAX_TOKENS = 16384;
 
 const MAPPED = new Set([
   'model', 'messages', 'max_completion_tokens', 'max_tokens', 'stop', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'stream', 'stream_options', 'temperature', 'top_p', ...GATEWAY_OPTION_KEYS,
+  'parallel_tool_calls', 'stream', 'stream_options', 'temperature', 'top_p', 'response_format', ...GATEWAY_OPTION_KEYS,
 ]);
 
 /**
@@ -48,6 +49,7 @@ export function decodeChatRequest(body: JsonObject, _headers: HeaderBag): Reques
     ...opt('temperature', num(body.temperature)),
     ...opt('topP', num(body.top_p)),
     reasoning: opts.reasoning,
+    ...opt('responseFormat', decodeChatResponseFormat(body.response_format)),
     fast: opts.fast,
     fallbacks: opts.fallbacks,
     ext: Object.keys(ext).length ? { [P]: ext } : {},

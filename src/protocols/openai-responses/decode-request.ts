@@ -3,6 +3,7 @@ import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
 import { decodeFast, decodeReasoning } from './decode-options.js';
+import { decodeResponsesTextFormat } from '../shared/decode-response-format.js';
 import { isRecord } from '../shared/json.js';
 
 type Json = Record<string, unknown>;
@@ -32,6 +33,7 @@ export function decodeRequest(body: Json, _headers: HeaderBag): Request {
   if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
   const toolChoice = decodeToolChoice(body.tool_choice, ext);
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
+  const responseFormat = decodeResponsesTextFormat(body.text);
   return {
     model: body.model,
     system,
@@ -45,6 +47,8 @@ export function decodeRequest(body: Json, _headers: HeaderBag): Request {
     ...numberField(body, 'temperature', 'temperature'),
     ...numberField(body, 'top_p', 'topP'),
     reasoning,
+    // `text` itself stays in ext: a Responses upstream gets it whole, and the response echoes it.
+    ...(responseFormat ? { responseFormat } : {}),
     fast: decodeFast(body),
     fallbacks: decodeFallbacks(body.fallbacks),
     ext: Object.keys(ext).length ? { [EXT]: ext } : {},

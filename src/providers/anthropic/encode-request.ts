@@ -45,6 +45,11 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
     body.speed = target.fastOptions.speed;
     if (!betas.includes(FAST_MODE_BETA)) betas.push(FAST_MODE_BETA);
   }
+  // JSON mode without a schema has no Anthropic form; the pipeline warns (droppedFeatures).
+  if (request.responseFormat?.type === 'json_schema') {
+    const config = isObject(ext.output_config) ? ext.output_config : {};
+    body.output_config = { ...config, format: { type: 'json_schema', schema: request.responseFormat.schema } };
+  }
   body.stream = request.stream;
   const headers: Record<string, string> = {
     'anthropic-version': request.passHeaders['anthropic-version'] || DEFAULT_ANTHROPIC_VERSION,

@@ -10,8 +10,9 @@ import type { ProviderCall } from '../types.js';
 import { composeAnswer } from './compose-answer.js';
 import { composeReasoning, reasoningTarget } from './compose-reasoning.js';
 import { deriveId } from './make-seed.js';
-import { pickToolCalls } from './pick-tool-call.js';
-import { readConversation } from './read-conversation.js';
+import { pickToolCalls, userStrings } from './pick-tool-call.js';
+import { argsForSchema } from './schema-args.js';
+import { readConversation, type Conversation } from './read-conversation.js';
 
 export type PlannedBlock =
   | { kind: 'reasoning'; text: string }
@@ -66,10 +67,20 @@ export function planOutput(call: ProviderCall): Plan {
     );
     finish = { unified: 'tool-calls', raw: 'tool_use' };
   } else {
-    blocks.push({ kind: 'text', text: composeAnswer(conv) });
+    blocks.push({ kind: 'text', text: request.responseFormat ? composeJson(request, conv) : composeAnswer(conv) });
     finish = { unified: 'stop', raw: 'end_turn' };
   }
   return applyStopSequences({ blocks, finish }, request.stopSequences ?? []);
+}
+
+/**
+ * Structured output: an object that validates against the schema (strings taken from the user's
+ * text, as for tool arguments), or, in JSON mode, the usual answer wrapped in an object.
+ */
+function composeJson(request: ProviderCall['request'], conv: Conversation): string {
+  const f = request.responseFormat!;
+  if (f.type === 'json_object') return JSON.stringify({ answer: composeAnswer(conv) });
+  return JSON.stringify(argsForSchema(f.schema, userStrings(conv.lastUserText, request.tools)));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { EXT_KEY, RESPONSES_KIND } from './api.js';
+import { isObject } from '../shared/read-json.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,6 +39,8 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   const reasoning = encodeReasoning(request, ext.reasoningEffort);
   if (reasoning) body.reasoning = reasoning;
   if (request.reasoning.enabled) body.include = addInclude(body.include, 'reasoning.encrypted_content');
+  // A Responses client's `text` (verbosity, ...) came whole through ext; the format is the IR's.
+  if (request.responseFormat) body.text = { ...(isObject(body.text) ? body.text : {}), format: { ...request.responseFormat } };
   if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
   body.store = false;
   body.stream = request.stream;

@@ -3,6 +3,7 @@ import type {
   ImagePart,
   Message,
   Request,
+  ResponseFormat,
   TextPart,
   Tool,
   ToolChoice,
@@ -48,6 +49,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   // A raw effort the IR rounds (`minimal`, `xhigh`) rides in ext and wins for same-protocol upstreams.
   if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = ext.reasoning_effort ?? request.reasoning.effort;
   else delete body.reasoning_effort;
+  if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
   body.stream = request.stream;
   if (request.stream) {
@@ -55,6 +57,12 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
     body.stream_options = { ...clientStreamOptions, include_usage: true };
   } else delete body.stream_options;
   return { body, headers: {} };
+}
+
+function encodeResponseFormat(f: ResponseFormat): Json {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  const { type, ...jsonSchema } = f;
+  return { type, json_schema: jsonSchema };
 }
 
 function encodeMessages(request: Request): Json[] {
