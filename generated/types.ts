@@ -262,7 +262,7 @@ export interface paths {
         };
         /**
          * List models
-         * @description The catalog, in OpenAI's shape or, for Anthropic clients, Anthropic's.
+         * @description The catalog, in OpenAI's shape or, for Anthropic clients, Anthropic's. The paging parameters are Anthropic's and apply to its shape; OpenAI's list is never paged.
          */
         get: operations["listModels"];
         put?: never;
@@ -4090,7 +4090,14 @@ export interface operations {
     };
     listModels: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Models per page (Anthropic shape; default 20). */
+                limit?: number;
+                /** @description The page after this model id (Anthropic shape). */
+                after_id?: string;
+                /** @description The page before this model id (Anthropic shape). */
+                before_id?: string;
+            };
             header?: {
                 authorization?: string;
                 "x-api-key"?: string;

@@ -7,14 +7,40 @@ import type { HandlerInput, HandlerResult } from './types.js';
 export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult {
   const models = [...catalog.models.values()].filter((m) => !m.hidden);
   if (wantsAnthropicShape(input)) {
-    const data = models.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));
+    const { page, hasMore } = pageOf(models, input.query);
+    const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));
     return {
       kind: 'json',
       status: 200,
-      body: { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+      body: { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
     };
   }
   return { kind: 'json', status: 200, body: { object: 'list', data: models.map((m) => ({ ...openaiEntry(catalog, m), ...extras(catalog, m) })) } };
+}
+
+/** Anthropic's default page size for GET /v1/models. */
+const DEFAULT_PAGE = 20;
+
+/**
+ * Anthropic's paging, in catalog order: `limit` models after `after_id`, or the `limit` models just
+ * before `before_id`; `has_more` says whether more lie further in that direction.
+ */
+function pageOf(models: ModelEntry[], query: HandlerInput['query']): { page: ModelEntry[]; hasMore: boolean } {
+  const limit = query.limit === undefined ? DEFAULT_PAGE : Number(query.limit);
+  const { after_id: after, before_id: before } = query;
+  if (after !== undefined && before !== undefined) throw new GatewayError('invalid_request', 'send after_id or before_id, not both', { param: 'before_id' });
+  const indexOf = (id: unknown, param: string) => {
+    const i = models.findIndex((m) => m.id === id);
+    if (i < 0) throw new GatewayError('invalid_request', `${param}: model ${JSON.stringify(id)} is not in the list`, { param });
+    return i;
+  };
+  if (before !== undefined) {
+    const end = indexOf(before, 'before_id');
+    const start = Math.max(0, end - limit);
+    return { page: models.slice(start, end), hasMore: start > 0 };
+  }
+  const start = after === undefined ? 0 : indexOf(after, 'after_id') + 1;
+  return { page: models.slice(start, start + limit), hasMore: start + limit < models.length };
 }
 
 /** GET /v1/models/{model_id}. */

@@ -39,6 +39,8 @@ export interface ValidationInput {
 export class ApiDocument {
   readonly routes: OperationRoute[];
   private validators = new Map<string, Array<ValidateFunction | undefined>>();
+  /** The query parameters each operation declares; others are ignored, as the providers' APIs do. */
+  private queryParams = new Map<string, ReadonlySet<string>>();
 
   private constructor(
     readonly definition: Record<string, any>,
@@ -48,7 +50,10 @@ export class ApiDocument {
     for (const [path, item] of Object.entries(definition.paths as Record<string, any>)) {
       for (const method of ['get', 'post', 'put', 'patch', 'delete', 'head']) {
         const op = item[method];
-        if (op?.operationId) this.routes.push({ operationId: op.operationId, method, path: path.replace(/\{([^}]+)\}/g, ':$1') });
+        if (!op?.operationId) continue;
+        this.routes.push({ operationId: op.operationId, method, path: path.replace(/\{([^}]+)\}/g, ':$1') });
+        const params: Array<{ in?: string; name?: string }> = [...(item.parameters ?? []), ...(op.parameters ?? [])];
+        this.queryParams.set(op.operationId, new Set(params.filter((p) => p.in === 'query').map((p) => String(p.name))));
       }
     }
     for (const r of this.routes) {
@@ -79,13 +84,21 @@ export class ApiDocument {
   validate(operationId: string, input: ValidationInput): void {
     const [bodyValidator, paramValidator] = this.validators.get(operationId) ?? [];
     const errors: ErrorObject[] = [];
-    if (paramValidator && !paramValidator({ path: input.params, query: input.query, header: input.headers })) {
+    const query = this.declaredQuery(operationId, input.query);
+    if (paramValidator && !paramValidator({ path: input.params, query, header: input.headers })) {
       errors.push(...(paramValidator.errors ?? []));
     }
     if (errors.length === 0 && bodyValidator && !bodyValidator({ requestBody: input.body })) {
       errors.push(...(bodyValidator.errors ?? []));
     }
     if (errors.length > 0) throw schemaError(errors);
+  }
+
+  private declaredQuery(operationId: string, query: Record<string, unknown>): Record<string, unknown> {
+    const declared = this.queryParams.get(operationId);
+    const keys = Object.keys(query);
+    if (keys.every((k) => declared?.has(k))) return query;
+    return Object.fromEntries(keys.filter((k) => declared?.has(k)).map((k) => [k, query[k]]));
   }
 }
 

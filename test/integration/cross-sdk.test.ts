@@ -131,17 +131,33 @@ describe('OpenAI SDK -> Anthropic upstream', () => {
       blocks.push(...(delta?.thinking_blocks ?? []));
     }
     const signature = recordedSignature();
-    expect(blocks).toEqual([{ type: 'thinking', thinking: '', signature }]);
+    // The signed block arrives whole, its text equal to the streamed reasoning_content.
+    expect(blocks).toEqual([{ type: 'thinking', thinking: reasoning, signature }]);
     expect(reasoning).toContain('pedestrian safety');
     expect(fake.requests[0].body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 } });
 
-    messages.push({ role: 'assistant', content: text, thinking_blocks: [{ type: 'thinking', thinking: reasoning, signature }] }, { role: 'user', content: 'Thanks!' });
+    messages.push({ role: 'assistant', content: text, thinking_blocks: blocks }, { role: 'user', content: 'Thanks!' });
     await openai.chat.completions.create({ model: 'up-anthropic', reasoning_effort: 'low', messages });
     const assistant = (fake.requests[1].body as any).messages[1];
     expect(assistant.role).toBe('assistant');
     expect(assistant.content[0]).toEqual({ type: 'thinking', thinking: reasoning, signature });
     expect(assistant.content[0].signature).toBe(signature);
     expect(assistant.content[1]).toEqual({ type: 'text', text });
+  });
+
+  it("round-trips thinking through the SDK's stream helper: its final message goes back as it is", async () => {
+    fake.script('transcript:anthropic-messages/stream-thinking.sse', { words: 3 });
+    const messages: any[] = [{ role: 'user', content: 'How do I cross the street safely?' }];
+    const stream = openai.chat.completions.stream({ model: 'up-anthropic', reasoning_effort: 'low', messages });
+    const final = await stream.finalChatCompletion();
+    const message = final.choices[0].message as any;
+    const signature = recordedSignature();
+    expect(message.thinking_blocks).toEqual([{ type: 'thinking', thinking: expect.stringContaining('pedestrian safety'), signature }]);
+
+    messages.push(message, { role: 'user', content: 'Thanks!' });
+    await openai.chat.completions.create({ model: 'up-anthropic', reasoning_effort: 'low', messages });
+    const assistant = (fake.requests[1].body as any).messages[1];
+    expect(assistant.content[0]).toEqual(message.thinking_blocks[0]);
   });
 });
 

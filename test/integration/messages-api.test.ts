@@ -137,6 +137,22 @@ describe('messages: thinking', () => {
     expect(wire.blocks).toEqual(final.content);
     expect(wire.usage.output_tokens).toBe(final.usage.output_tokens);
   });
+
+  it('takes its thinking back in the next turn, and refuses a block whose text was changed (400, nothing billed)', async () => {
+    const { an } = client();
+    const first = await an.messages.create({ model: 'local-sonnet', max_tokens: 4000, thinking, messages: hello });
+    const next = (content: Anthropic.ContentBlockParam[]) =>
+      an.messages.create({ model: 'local-sonnet', max_tokens: 4000, thinking, messages: [...hello, { role: 'assistant', content }, { role: 'user', content: 'And?' }] });
+    await expect(next(first.content as Anthropic.ContentBlockParam[])).resolves.toMatchObject({ stop_reason: 'end_turn' });
+
+    const block = first.content[0] as Anthropic.ThinkingBlock;
+    const before = await gw.ledger.getAccount(gw.accountId);
+    const err = await next([{ ...block, thinking: `${block.thinking}!` }, ...(first.content.slice(1) as Anthropic.ContentBlockParam[])]).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('signature') } });
+    const after = await gw.ledger.getAccount(gw.accountId);
+    expect(after).toMatchObject({ balance: before!.balance, held: 0n });
+  });
 });
 
 describe('messages: the output ceiling', () => {

@@ -76,6 +76,37 @@ describe('GET /v1/models', () => {
     expect(body.data.find((m: any) => m.id === 'local-sonnet').display_name).toBe('Local Sonnet');
   });
 
+  it("Anthropic SDK: pages with limit, after_id and before_id; auto-pagination walks the whole list", async () => {
+    const all = (await anthropic.models.list()).data.map((m) => m.id);
+    const first = await anthropic.models.list({ limit: 2 });
+    expect(first.data.map((m) => m.id)).toEqual(all.slice(0, 2));
+    expect(await lastBody('listModels')).toMatchObject({ has_more: true, first_id: all[0], last_id: all[1] });
+
+    const walked: string[] = [];
+    for await (const m of anthropic.models.list({ limit: 2 })) walked.push(m.id);
+    expect(walked).toEqual(all);
+
+    expect(all).toHaveLength(3);
+    const before = await anthropic.models.list({ limit: 1, before_id: all[2] });
+    expect(before.data.map((m) => m.id)).toEqual([all[1]]);
+    expect(await lastBody('listModels')).toMatchObject({ has_more: true });
+    // The SDK's beta call adds ?beta=true; unknown query parameters are ignored, as the providers do.
+    expect((await anthropic.beta.models.list({ limit: 1, after_id: all.at(-2)! })).data.map((m) => m.id)).toEqual([all.at(-1)]);
+    expect(await lastBody('listModels')).toMatchObject({ has_more: false });
+  });
+
+  it('paging errors are 400s naming the parameter; the OpenAI shape is never paged', async () => {
+    const headers = { authorization: `Bearer ${gw.key}`, 'anthropic-version': '2023-06-01' };
+    for (const [query, param] of [['limit=0', 'limit'], ['after_id=nope', 'after_id'], ['after_id=local-haiku&before_id=local-opus', 'before_id']]) {
+      const res = await fetch(`${gw.url}/v1/models?${query}`, { headers });
+      expect(res.status, query).toBe(400);
+      const body = await res.json();
+      expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining(param) } });
+    }
+    const res = await fetch(`${gw.url}/v1/models?limit=1&foo=bar`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect((await res.json()).data.length).toBeGreaterThan(1);
+  });
+
   it('Anthropic SDK: models.retrieve(); unknown is a 404 in Anthropic shape', async () => {
     const m = await anthropic.models.retrieve('local-sonnet');
     expect(m).toMatchObject({ type: 'model', id: 'local-sonnet', display_name: 'Local Sonnet', fast_variant: 'local-sonnet-fast' });

@@ -129,6 +129,16 @@ describe('decodeChatRequest', () => {
     ]);
   });
 
+  it('a lone signed block sent back with empty text takes its text from reasoning_content', () => {
+    const turn = (blocks: unknown[]) => decode({ messages: [{ role: 'assistant', content: 'ok', reasoning_content: 'step one', thinking_blocks: blocks }] });
+    expect(turn([{ type: 'thinking', thinking: '', signature: 'sig' }]).messages[0].content[0]).toEqual({
+      type: 'reasoning', text: 'step one', signature: 'sig', origin: { provider: 'anthropic' },
+    });
+    // Two blocks cannot share one reasoning_content: each keeps its own text.
+    const two = turn([{ type: 'thinking', thinking: '', signature: 's1' }, { type: 'thinking', thinking: 'b', signature: 's2' }]);
+    expect(two.messages[0].content.slice(0, 2).map((p) => (p as { text: string }).text)).toEqual(['', 'b']);
+  });
+
   it('merges consecutive tool messages into one IR tool message', () => {
     const r = decode({
       messages: [

@@ -163,13 +163,20 @@ function refusalText(text: string): TextPart {
 }
 
 /** `thinking_blocks` (signed, from an Anthropic model) win over plain `reasoning_content`. */
+/**
+ * `thinking_blocks` when present, else `reasoning_content`. A lone thinking block sent back with
+ * empty text (the block as a signature-only stream delta showed it) takes its text from
+ * `reasoning_content`, so the signature still matches what it signed.
+ */
 function reasoningParts(m: JsonObject, at: string): AssistantPart[] {
   if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) {
+    const lone = m.thinking_blocks.length === 1 && typeof m.reasoning_content === 'string';
     return m.thinking_blocks.map((b, j): AssistantPart => {
       const origin = { provider: 'anthropic' };
       if (isRecord(b) && b.type === 'thinking' && typeof b.thinking === 'string') {
         const signed = typeof b.signature === 'string' && b.signature !== '';
-        return { type: 'reasoning', text: b.thinking, ...(signed ? { signature: b.signature as string, origin } : {}) };
+        const text = b.thinking === '' && lone ? (m.reasoning_content as string) : b.thinking;
+        return { type: 'reasoning', text, ...(signed ? { signature: b.signature as string, origin } : {}) };
       }
       if (isRecord(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
         return { type: 'reasoning', text: '', redacted: b.data, origin };

@@ -50,7 +50,8 @@ describe('chat stream encoder', () => {
     const frames = run([
       start,
       { type: 'reasoning-start', id: 'r' },
-      { type: 'reasoning-delta', id: 'r', text: 'Let me think' },
+      { type: 'reasoning-delta', id: 'r', text: 'Let me ' },
+      { type: 'reasoning-delta', id: 'r', text: 'think' },
       { type: 'reasoning-signature', id: 'r', signature: 'EqQB+/==' },
       { type: 'reasoning-end', id: 'r' },
       { type: 'reasoning-start', id: 'x', redacted: 'opaque' },
@@ -62,8 +63,10 @@ describe('chat stream encoder', () => {
     ]);
     expect(frames).toEqual([
       c({ role: 'assistant', content: '' }),
-      c({ reasoning_content: 'Let me think' }),
-      c({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: 'EqQB+/==' }] }),
+      c({ reasoning_content: 'Let me ' }),
+      c({ reasoning_content: 'think' }),
+      // The whole signed block in one delta, ready to send back.
+      c({ thinking_blocks: [{ type: 'thinking', thinking: 'Let me think', signature: 'EqQB+/==' }] }),
       c({ thinking_blocks: [{ type: 'redacted_thinking', data: 'opaque' }] }),
       c({ content: 'Answer' }),
       c({}, 'stop'),

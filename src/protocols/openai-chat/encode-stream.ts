@@ -21,6 +21,8 @@ export interface ChatStreamState {
   nextTool: number;
   /** Reasoning blocks whose signature must not reach the client (see signatureTravels). */
   unsigned: Record<string, true>;
+  /** The text so far of each open reasoning block whose signature travels, for its `thinking_blocks` entry. */
+  thinking: Record<string, string>;
 }
 
 export function initChatStream(meta: EncodeMeta): ChatStreamState {
@@ -34,6 +36,7 @@ export function initChatStream(meta: EncodeMeta): ChatStreamState {
     tools: {},
     nextTool: 0,
     unsigned: {},
+    thinking: {},
   };
 }
 
@@ -41,10 +44,11 @@ const DONE: SseFrame = { data: '[DONE]' };
 
 /**
  * IR events -> chat.completion.chunk frames. Extensions to OpenAI's chunk shape, all additive:
- * - signed/redacted reasoning: a delta with `thinking_blocks:[{type:"thinking",thinking:"",signature}]`
- *   or `[{type:"redacted_thinking",data}]`; the thinking text itself is on `reasoning_content`,
- *   so a client rebuilds `{type:"thinking", thinking:<joined reasoning_content>, signature}` and
- *   sends it back in `assistant.thinking_blocks` (the LiteLLM convention).
+ * - signed/redacted reasoning: the text streams on `reasoning_content`; once the block is signed,
+ *   one delta carries the whole block, `thinking_blocks:[{type:"thinking",thinking,signature}]`
+ *   (or `[{type:"redacted_thinking",data}]` at its start), ready to send back in
+ *   `assistant.thinking_blocks` (the LiteLLM convention). Whole, because the openai SDK's stream
+ *   helper keeps only the last value of a delta field it does not know.
  * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason}}`; later chunks
  *   name the new model.
  */
@@ -72,13 +76,22 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         break;
       case 'reasoning-start':
         if (!signatureTravels(ev.origin)) s.unsigned = { ...s.unsigned, [ev.id]: true };
+        else s.thinking = { ...s.thinking, [ev.id]: '' };
         if (ev.redacted !== undefined) emit({ thinking_blocks: [{ type: 'redacted_thinking', data: ev.redacted }] });
         break;
       case 'reasoning-delta':
-        if (ev.text !== '') emit({ reasoning_content: ev.text });
+        if (ev.text === '') break;
+        emit({ reasoning_content: ev.text });
+        if (s.thinking[ev.id] !== undefined) s.thinking = { ...s.thinking, [ev.id]: s.thinking[ev.id] + ev.text };
         break;
       case 'reasoning-signature':
-        if (!s.unsigned[ev.id]) emit({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: ev.signature }] });
+        if (!s.unsigned[ev.id]) emit({ thinking_blocks: [{ type: 'thinking', thinking: s.thinking[ev.id] ?? '', signature: ev.signature }] });
+        break;
+      case 'reasoning-end':
+        if (s.thinking[ev.id] !== undefined) {
+          const { [ev.id]: _ended, ...open } = s.thinking;
+          s.thinking = open;
+        }
         break;
       case 'tool-start': {
         const index = s.nextTool++;
@@ -110,7 +123,7 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         s.done = true;
         break;
       default:
-        // text-start/-end, reasoning-end without redaction, tool-end: chat has no block boundaries.
+        // text-start/-end, tool-end: chat has no block boundaries.
         break;
     }
     return [s, out];

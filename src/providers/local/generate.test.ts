@@ -5,7 +5,7 @@ import { localProvider } from './index.js';
 import { makeCall, makeRequest, run, schemaValidator } from './local-call.test-helper.js';
 import { LATE_REFUSAL_PREFIX } from './plan-output.js';
 import { REFUSAL_TRIGGER } from './read-conversation.js';
-import { verifyReasoning } from './sign-reasoning.js';
+import { signerOf } from './sign-reasoning.js';
 
 const weather: Tool = {
   name: 'get_weather',
@@ -122,6 +122,24 @@ describe('local provider: tool calls', () => {
 describe('local provider: reasoning', () => {
   const reasoningOf = (content: unknown[]) => (content as ReasoningPart[]).find((p) => p.type === 'reasoning');
 
+  it("takes back its own signed reasoning, from any local model, and refuses a changed text or signature", async () => {
+    const first = await run(makeCall(makeRequest({ reasoning: { enabled: true } }), { upstreamModel: 'local-opus' }));
+    const thought = reasoningOf(first.result.content)!;
+    const turn = (part: ReasoningPart) =>
+      makeRequest({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+          { role: 'assistant', content: [part, { type: 'text', text: 'Hello.' }] },
+          { role: 'user', content: [{ type: 'text', text: 'Again?' }] },
+        ],
+      });
+    // Answered by another local model, as after a fallback.
+    await expect(run(makeCall(turn(thought), { upstreamModel: 'local-haiku' }))).resolves.toBeDefined();
+    for (const bad of [{ ...thought, text: `${thought.text} ` }, { ...thought, signature: thought.signature!.replace(/^[^.]+/, 'eA') }]) {
+      await expect(run(makeCall(turn(bad)))).rejects.toMatchObject({ kind: 'invalid_request', param: 'messages.1.content.0.signature' });
+    }
+  });
+
   it('thinks longer with higher effort, counts reasoning as output, and signs it', async () => {
     const lengths: number[] = [];
     for (const effort of ['low', 'medium', 'high'] as const) {
@@ -129,7 +147,7 @@ describe('local provider: reasoning', () => {
       const r = reasoningOf(result.content);
       expect(r?.text.startsWith('Let me think about')).toBe(true);
       expect(events[1]?.type).toBe('reasoning-start');
-      expect(verifyReasoning('local-sonnet', r?.text ?? '', r?.signature ?? '')).toBe(true);
+      expect(signerOf(r?.text ?? '', r?.signature ?? '')).toBe('local-sonnet');
       expect(result.usage.output.reasoning).toBe(countTokens(r?.text ?? ''));
       expect(result.usage.output.total).toBe(result.usage.output.reasoning + countTokens(texts(result.content)));
       lengths.push(result.usage.output.reasoning);

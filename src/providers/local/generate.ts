@@ -16,7 +16,7 @@ import type { ProviderCall } from '../types.js';
 import { deriveId } from './make-seed.js';
 import { Pacer } from './pace.js';
 import { planOutput, type PlannedBlock } from './plan-output.js';
-import { signReasoning } from './sign-reasoning.js';
+import { checkReasoningSignatures, signReasoning } from './sign-reasoning.js';
 
 interface Budget {
   limit: number;
@@ -36,6 +36,7 @@ export async function* generate(call: ProviderCall): AsyncGenerator<StreamEvent>
 async function* produce(call: ProviderCall): AsyncGenerator<StreamEvent> {
   const { request, target, signal } = call;
   signal.throwIfAborted();
+  checkReasoningSignatures(request.messages);
   const inputTokens = await countRequestTokensAsync(request);
   const plan = planOutput(call);
   const usage = (): Usage => ({
