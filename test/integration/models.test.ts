@@ -104,7 +104,7 @@ describe('GET /v1/models', () => {
       expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining(param) } });
     }
     const res = await fetch(`${gw.url}/v1/models?limit=1&foo=bar`, { headers: { authorization: `Bearer ${gw.key}` } });
-    expect((await res.json()).data.length).toBeGreaterThan(1);
+    expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(1);
   });
 
   it('Anthropic SDK: models.retrieve(); unknown is a 404 in Anthropic shape', async () => {
