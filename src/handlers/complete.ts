@@ -26,9 +26,15 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   // Pull the first event before answering, so a failure of the first attempt (or of every
   // candidate) is still an HTTP error with the right status, not a 200 stream.
   const first = await run.events.next();
-  // Known once the first attempt answered (encoders that report it read it from meta).
-  meta.servedVariant = run.summary.servedVariant;
-  return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary) };
+  const close = async () => void (await run.events.return(undefined));
+  try {
+    // Known once the first attempt answered (encoders that report it read it from meta).
+    meta.servedVariant = run.summary.servedVariant;
+    return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary), close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }
 
 async function collect(run: Run, protocol: ProtocolAdapter<any>, meta: EncodeMeta, deps: PipelineDeps): Promise<HandlerResult> {
@@ -73,6 +79,9 @@ async function* encodeStream(
   if (protocol.stream.end) yield* protocol.stream.end(state);
 }
 
+/** Longest `x-switchyard-warnings` value: warnings quote request text, and proxies cap headers. */
+const MAX_WARNINGS_HEADER = 2000;
+
 /** The hops so far, for both protocols (`x-switchyard-attempts: model=outcome, ...`). */
 function hopHeaders(summary: RunSummary): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -81,7 +90,17 @@ function hopHeaders(summary: RunSummary): Record<string, string> {
   }
   if (summary.servedModel) headers['x-switchyard-model'] = summary.servedModel;
   if (summary.servedVariant) headers['x-switchyard-variant'] = summary.servedVariant;
-  // Warnings quote request text (item ids, tool names): percent-encode what a header cannot carry.
-  if (summary.warnings?.length) headers['x-switchyard-warnings'] = summary.warnings.join('; ').replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c));
+  if (summary.warnings?.length) headers['x-switchyard-warnings'] = headerText(summary.warnings.join('; '), MAX_WARNINGS_HEADER);
   return headers;
+}
+
+/**
+ * Request text made fit for a header: what a header cannot carry is percent-encoded (a lone
+ * surrogate, which UTF-8 cannot encode, as U+FFFD), and the value is cut at `max` characters.
+ */
+function headerText(text: string, max: number): string {
+  const encoded = text.replace(/[^\x20-\x7e]/gu, (c) => (c.length === 1 && c >= '\ud800' && c <= '\udfff' ? '%EF%BF%BD' : encodeURIComponent(c)));
+  if (encoded.length <= max) return encoded;
+  // Never cut inside a %XX escape.
+  return `${encoded.slice(0, max - 3).replace(/%[0-9A-F]?$/, '')}...`;
 }

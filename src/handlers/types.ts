@@ -17,7 +17,16 @@ export interface HandlerInput {
 
 export type HandlerResult =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'sse'; frames: AsyncGenerator<SseFrame>; headers?: Record<string, string> }
+  | {
+      kind: 'sse';
+      frames: AsyncGenerator<SseFrame>;
+      headers?: Record<string, string>;
+      /**
+       * Ends what the frames come from. The HTTP layer calls it once the response is over, even
+       * when it never started on the frames (a generator not yet started skips its own finally).
+       */
+      close: () => Promise<void>;
+    }
   | { kind: 'empty'; status: number; headers?: Record<string, string> }
   | { kind: 'text'; status: number; body: string; contentType: string; headers?: Record<string, string> };
 

@@ -152,6 +152,13 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResult, signal: AbortSignal): Promise<void> {
+  if (result.kind === 'sse') {
+    try {
+      return await respondStream(ctx, result, signal);
+    } finally {
+      await result.close();
+    }
+  }
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   if (result.kind === 'json') {
     ctx.status = result.status;
@@ -164,11 +171,12 @@ async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResu
     ctx.body = result.body;
     return;
   }
-  if (result.kind === 'empty') {
-    ctx.status = result.status;
-    ctx.body = '';
-    return;
-  }
+  ctx.status = result.status;
+  ctx.body = '';
+}
+
+async function respondStream(ctx: Koa.ParameterizedContext<State>, result: Extract<HandlerResult, { kind: 'sse' }>, signal: AbortSignal): Promise<void> {
+  for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200, {

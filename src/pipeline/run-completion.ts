@@ -37,12 +37,13 @@ export interface Run {
  */
 export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Request): Promise<Run> {
   const candidates = planRoute(deps.catalog, req);
-  const inputTokens = await countRequestTokensAsync(req);
   const primary = candidates[0].model;
+  // Counting stops once past the window: a 10 MB prompt is refused without tokenizing all of it.
+  const inputTokens = await countRequestTokensAsync(req, primary.contextWindow);
   if (inputTokens > primary.contextWindow) {
     throw new GatewayError(
       'invalid_request',
-      `the prompt is ${inputTokens} tokens, more than the ${primary.contextWindow}-token context window of ${primary.id}`,
+      `the prompt is more than the ${primary.contextWindow}-token context window of ${primary.id}`,
       { param: 'messages', code: 'context_length_exceeded' },
     );
   }

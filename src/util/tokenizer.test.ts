@@ -118,6 +118,14 @@ describe('countRequestTokensAsync', () => {
     expect(await countRequestTokensAsync(req)).toBe(countRequestTokens(req));
   });
 
+  it('stops once the count passes stopAbove', async () => {
+    const { countRequestTokens, countRequestTokensAsync } = await import('./tokenizer.js');
+    const req = baseRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'lorem ipsum dolor sit amet '.repeat(40000) }] }] });
+    const partial = await countRequestTokensAsync(req, 1000);
+    expect(partial).toBeGreaterThan(1000);
+    expect(partial).toBeLessThan(countRequestTokens(req) / 2);
+  });
+
   it('lets other work run while it counts', async () => {
     const { countRequestTokensAsync } = await import('./tokenizer.js');
     const req = baseRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'lorem ipsum dolor sit amet '.repeat(20000) }] }] });
@@ -126,5 +134,18 @@ describe('countRequestTokensAsync', () => {
     await countRequestTokensAsync(req);
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(0);
+  });
+});
+
+describe('runs without spaces', () => {
+  it.each([
+    ['repeated letters', 'x'.repeat(70_000)],
+    ['base64-like noise around words', `see ${'QUJD'.repeat(5_000)}= and ${'😀'.repeat(300)} then words`],
+  ])('%s: counted in bounded segments; pieces still join to the text and add up to the count', async (_name, text) => {
+    const { countTokens, encodeText, tokenPieces } = await import('./tokenizer.js');
+    const pieces = tokenPieces(text);
+    expect(pieces.map((p) => p.text).join('')).toBe(text);
+    expect(pieces.reduce((n, p) => n + p.tokens, 0)).toBe(countTokens(text));
+    expect(encodeText(text)).toHaveLength(countTokens(text));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { schemaValidator } from './local-call.test-helper.js';
-import { argsForSchema, type StringSource } from './schema-args.js';
+import { MAX_CHARS, argsForSchema, type StringSource } from './schema-args.js';
 
 const fixed = (...values: string[]): StringSource => {
   let i = 0;
@@ -85,5 +85,15 @@ describe('argsForSchema', () => {
 
   it('gives an empty object for a schema without properties', () => {
     expect(argsForSchema({ type: 'object' }, fixed('x'))).toEqual({});
+  });
+
+  it.each([
+    ['huge strings in a huge array', { a: { type: 'array', minItems: 40_000, items: { type: 'string', minLength: 100_000 } } }],
+    ['nested arrays', { a: { type: 'array', minItems: 500, items: { type: 'array', minItems: 500, items: { type: 'array', minItems: 500, items: { type: 'string' } } } } }],
+    ['lengths past what a string or an array can hold', { a: { type: 'string', minLength: 2_000_000_000 }, b: { type: 'array', minItems: 5_000_000_000 } }],
+  ])('bounds what a client schema can ask for: %s', (_name, properties) => {
+    const text = JSON.stringify(argsForSchema({ type: 'object', properties }, fixed('x')));
+    expect(text.length).toBeLessThan(MAX_CHARS * 1.5);
+    expect(text.length).toBeGreaterThan(100);
   });
 });

@@ -3,6 +3,11 @@
  * user's message where possible (quoted text, then capitalized words); numbers are 1 moved into
  * the allowed range; booleans true; enums their first value; arrays one item (or minItems);
  * objects get every property, required or not.
+ *
+ * The schema comes from the client, so the work is bounded: about MAX_CHARS characters of JSON
+ * in all. A schema asking for more (`minItems` 40,000 of `minLength` 100,000) gets fewer items
+ * and shorter strings, where a hosted model would run into its output ceiling; the answer is then
+ * cut by the ceiling anyway.
  */
 
 type Schema = Record<string, unknown>;
@@ -13,13 +18,22 @@ export interface StringSource {
 }
 
 const MAX_DEPTH = 8;
+/** More than any local model's ceiling can emit (64,000 tokens of a few characters each). */
+export const MAX_CHARS = 512 * 1024;
+
+/** What one generation may still spend, and where its strings come from. */
+interface Budget {
+  strings: StringSource;
+  left: number;
+}
 
 export function argsForSchema(schema: Schema, strings: StringSource): Record<string, unknown> {
-  const value = valueFor(schema, strings, 0);
+  const value = valueFor(schema, { strings, left: MAX_CHARS }, 0);
   return isPlainObject(value) ? value : {};
 }
 
-function valueFor(schema: unknown, strings: StringSource, depth: number): unknown {
+function valueFor(schema: unknown, budget: Budget, depth: number): unknown {
+  budget.left -= 1; // its separator
   if (!isPlainObject(schema) || depth > MAX_DEPTH) return 'example';
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
@@ -27,15 +41,15 @@ function valueFor(schema: unknown, strings: StringSource, depth: number): unknow
     const branches = schema[key];
     if (Array.isArray(branches) && branches.length > 0) {
       const branch = branches.find((b) => !(isPlainObject(b) && b.type === 'null')) ?? branches[0];
-      return valueFor({ ...withoutKey(schema, key), ...(branch as Schema) }, strings, depth + 1);
+      return valueFor({ ...withoutKey(schema, key), ...(branch as Schema) }, budget, depth + 1);
     }
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-    return valueFor(mergeAll(withoutKey(schema, 'allOf'), schema.allOf), strings, depth + 1);
+    return valueFor(mergeAll(withoutKey(schema, 'allOf'), schema.allOf), budget, depth + 1);
   }
   switch (pickType(schema)) {
     case 'string':
-      return stringFor(schema, strings);
+      return stringFor(schema, budget);
     case 'number':
       return numberFor(schema, false);
     case 'integer':
@@ -45,9 +59,9 @@ function valueFor(schema: unknown, strings: StringSource, depth: number): unknow
     case 'null':
       return null;
     case 'array':
-      return arrayFor(schema, strings, depth);
+      return arrayFor(schema, budget, depth);
     case 'object':
-      return objectFor(schema, strings, depth);
+      return objectFor(schema, budget, depth);
     default:
       return 'example';
   }
@@ -74,10 +88,11 @@ const FORMATS: Record<string, string> = {
   hostname: 'example.com',
 };
 
-function stringFor(schema: Schema, strings: StringSource): string {
-  let s = typeof schema.format === 'string' && FORMATS[schema.format] ? FORMATS[schema.format] as string : strings.next();
-  if (typeof schema.minLength === 'number' && s.length < schema.minLength) s = s.padEnd(schema.minLength, 'x');
-  if (typeof schema.maxLength === 'number' && s.length > schema.maxLength) s = s.slice(0, schema.maxLength);
+function stringFor(schema: Schema, budget: Budget): string {
+  let s = typeof schema.format === 'string' && FORMATS[schema.format] ? FORMATS[schema.format] as string : budget.strings.next();
+  if (typeof schema.minLength === 'number' && s.length < schema.minLength) s = s.padEnd(Math.min(schema.minLength, s.length + Math.max(0, budget.left)), 'x');
+  if (typeof schema.maxLength === 'number' && s.length > schema.maxLength) s = s.slice(0, Math.max(0, schema.maxLength));
+  budget.left -= s.length + 2; // and its quotes
   return s;
 }
 
@@ -96,19 +111,25 @@ function numberFor(schema: Schema, integer: boolean): number {
   return v;
 }
 
-function arrayFor(schema: Schema, strings: StringSource, depth: number): unknown[] {
+function arrayFor(schema: Schema, budget: Budget, depth: number): unknown[] {
   const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
-  if (prefix) return prefix.map((s) => valueFor(s, strings, depth + 1));
+  if (prefix) return prefix.map((s) => valueFor(s, budget, depth + 1));
   const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
   const max = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
   const n = Math.min(Math.max(1, min), max);
-  return Array.from({ length: n }, () => valueFor(schema.items ?? {}, strings, depth + 1));
+  const out: unknown[] = [];
+  // The first item always, however spent the budget, so an item of each array is there.
+  while (out.length < n && (out.length === 0 || budget.left > 0)) out.push(valueFor(schema.items ?? {}, budget, depth + 1));
+  return out;
 }
 
-function objectFor(schema: Schema, strings: StringSource, depth: number): Record<string, unknown> {
+function objectFor(schema: Schema, budget: Budget, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const props = isPlainObject(schema.properties) ? schema.properties : {};
-  for (const [name, sub] of Object.entries(props)) out[name] = valueFor(sub, strings, depth + 1);
+  for (const [name, sub] of Object.entries(props)) {
+    budget.left -= name.length + 3; // quoted, and its colon
+    out[name] = valueFor(sub, budget, depth + 1);
+  }
   if (Array.isArray(schema.required)) {
     for (const name of schema.required) if (typeof name === 'string' && !(name in out)) out[name] = 'example';
   }

@@ -1,0 +1,78 @@
+/**
+ * Requests built to hurt, through the real HTTP server: each gets an answer in the caller's
+ * protocol (never a 500, a hang or a crash) and leaves no hold behind.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+let gw: TestGateway;
+let openai: OpenAI;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+});
+afterAll(async () => gw?.close());
+
+async function expectNothingHeld(): Promise<void> {
+  await gw.ledger.settled();
+  expect((await gw.ledger.getAccount(gw.accountId))?.held).toBe(0n);
+  expect(await gw.ledger.balanceCheck()).toMatchObject({ ok: true });
+}
+
+const post = (path: string, body: unknown) =>
+  fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('tool schemas that ask for the impossible', () => {
+  it.each([
+    ['a huge array of huge strings', { type: 'array', minItems: 40_000, items: { type: 'string', minLength: 100_000 } }],
+    ['nested arrays', { type: 'array', minItems: 500, items: { type: 'array', minItems: 500, items: { type: 'array', minItems: 500, items: { type: 'string' } } } }],
+    ['lengths no string can have', { type: 'string', minLength: 2_000_000_000 }],
+  ])('%s: a local model answers up to its ceiling, and the server keeps serving', async (_name, a) => {
+    const tools = [{ type: 'function' as const, function: { name: 'fill', parameters: { type: 'object', properties: { a } } } }];
+    const answer = openai.chat.completions.create({ model: 'local-haiku', max_tokens: 50, tool_choice: 'required', tools, messages: [{ role: 'user', content: 'Go' }] });
+    // Another caller is served meanwhile.
+    expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).status).toBe(200);
+    const r = await answer;
+    expect(r.choices[0].finish_reason).toBe('length');
+    expect(r.usage?.completion_tokens).toBe(50);
+    await expectNothingHeld();
+  });
+});
+
+describe('request text quoted in the warnings header', () => {
+  it.each([true, false])('a lone surrogate in an item id (stream: %s) is escaped, and the run is settled', async (stream) => {
+    const res = await post('/v1/responses', {
+      model: 'local-haiku',
+      stream,
+      input: [{ type: 'item_reference', id: 'ab\ud800cd' }, { role: 'user', content: 'hi' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchyard-warnings')).toContain('ab%EF%BF%BDcd');
+    await res.text();
+    await expectNothingHeld();
+  });
+
+  it('a 20 KB item id is cut short in the header; the SDK reads the answer', async () => {
+    const { data, response } = await openai.responses
+      .create({ model: 'local-haiku', input: [{ type: 'item_reference', id: 'x'.repeat(20_000) }, { role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(data.status).toBe('completed');
+    const header = response.headers.get('x-switchyard-warnings')!;
+    expect(header.length).toBeLessThanOrEqual(2000);
+    expect(header).toMatch(/^item_reference dropped .*\.\.\.$/);
+    await expectNothingHeld();
+  });
+});
+
+describe('a prompt far past the context window', () => {
+  it('is refused with context_length_exceeded once the count passes the window, and holds nothing', async () => {
+    let seed = 7;
+    const noise = Array.from({ length: 4_000_000 }, () => String.fromCharCode(33 + ((seed = (seed * 48271) % 2147483647) % 90))).join('');
+    const res = await post('/v1/chat/completions', { model: 'local-haiku', messages: [{ role: 'user', content: noise }] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'context_length_exceeded', message: expect.stringContaining('200000-token context window') } });
+    await expectNothingHeld();
+  });
+});
