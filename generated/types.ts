@@ -335,7 +335,7 @@ export interface components {
              * @description Nanodollars; non-zero.
              */
             amount: number;
-            reason: string;
+            reason: components["schemas"]["LedgerText"];
         };
         /** @description Result of adding credits: the journal entry written and the account after it. */
         AddCreditsResult: {
@@ -890,7 +890,7 @@ export interface components {
         };
         /** @description Body of POST /admin/accounts. */
         CreateAccountRequest: {
-            name: string;
+            name: components["schemas"]["LedgerText"];
             /**
              * Format: int64
              * @description Initial balance in nanodollars.
@@ -899,8 +899,8 @@ export interface components {
         };
         /** @description Body of POST /admin/keys. */
         CreateKeyRequest: {
-            account_id: string;
-            name?: string;
+            account_id: components["schemas"]["LedgerText"];
+            name?: components["schemas"]["LedgerText"];
         };
         /** @description Body of POST /v1/messages. Unknown fields (cache_control, output_config, container, mcp_servers, ...) are accepted and carried along. */
         CreateMessageRequest: {
@@ -1096,6 +1096,8 @@ export interface components {
         LedgerPage: {
             data: components["schemas"]["LedgerEntry"][];
         };
+        /** @description Text the ledger stores: PostgreSQL text cannot hold the NUL character, so it is refused here with a 400. */
+        LedgerText: string;
         /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
         McpToolResultBlock: {
             /**
@@ -2454,7 +2456,7 @@ export interface operations {
                 authorization?: string;
             };
             path: {
-                account_id: string;
+                account_id: components["schemas"]["LedgerText"];
             };
             cookie?: never;
         };
@@ -2560,7 +2562,7 @@ export interface operations {
                 authorization?: string;
             };
             path: {
-                account_id: string;
+                account_id: components["schemas"]["LedgerText"];
             };
             cookie?: never;
         };
@@ -2672,7 +2674,7 @@ export interface operations {
                 authorization?: string;
             };
             path: {
-                account_id: string;
+                account_id: components["schemas"]["LedgerText"];
             };
             cookie?: never;
         };
@@ -2780,7 +2782,7 @@ export interface operations {
                 authorization?: string;
             };
             path: {
-                account_id: string;
+                account_id: components["schemas"]["LedgerText"];
             };
             cookie?: never;
         };
@@ -2881,7 +2883,7 @@ export interface operations {
     adminListKeys: {
         parameters: {
             query?: {
-                account_id?: string;
+                account_id?: components["schemas"]["LedgerText"];
             };
             header?: {
                 /** @description `Bearer <admin key>`. */
@@ -3100,7 +3102,7 @@ export interface operations {
                 authorization?: string;
             };
             path: {
-                key_id: string;
+                key_id: components["schemas"]["LedgerText"];
             };
             cookie?: never;
         };

@@ -57,6 +57,8 @@ export interface Request {
   maxTokens: number;
   /** True when the client did not send a ceiling (the default may be lowered to the model's limit). */
   maxTokensDefaulted: boolean;
+  /** The client's name for the ceiling, for errors about it (`max_tokens` when absent). */
+  maxTokensParam?: string;
   stream: boolean;
   /** Chat `stream_options.include_usage`. */
   includeUsage?: boolean;

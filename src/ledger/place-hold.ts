@@ -159,6 +159,7 @@ async function insufficient(db: Kysely<Database>, h: HoldRequest): Promise<Gatew
   return new GatewayError(
     'insufficient_balance',
     `insufficient balance: this request needs ${h.amount} ${MONEY_UNIT} held but ${available} ${MONEY_UNIT} is available`,
-    { details: { available: available.toString(), required: h.amount.toString(), unit: MONEY_UNIT } },
+    // JSON numbers, as money is everywhere on the API (exact below 2^53 nanodollars, $9M).
+    { details: { available: Number(available), required: Number(h.amount), unit: MONEY_UNIT } },
   );
 }

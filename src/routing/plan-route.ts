@@ -26,10 +26,11 @@ export function planRoute(catalog: Catalog, req: Request): Candidate[] {
     });
   }
   if (!req.maxTokensDefaulted && req.maxTokens > primary.maxOutputTokens) {
+    const param = req.maxTokensParam ?? 'max_tokens';
     throw new GatewayError(
       'invalid_request',
-      `max_tokens: ${req.maxTokens} is greater than the maximum of ${primary.maxOutputTokens} output tokens for model ${primary.id}`,
-      { param: 'max_tokens' },
+      `${param}: ${req.maxTokens} is greater than the maximum of ${primary.maxOutputTokens} output tokens for model ${primary.id}`,
+      { param },
     );
   }
   const chain = fallbackChain(catalog, primary, req);

@@ -86,7 +86,7 @@ describe.each(dbTargets)('billing under concurrency through HTTP ($name)', (targ
       expect(r.body.error.type).toBe('insufficient_quota');
       expect(r.body.error.code).toBe('insufficient_quota');
       expect(r.body.error.unit).toBe('nanodollars');
-      expect(r.body.error.required).toBe(H.toString());
+      expect(r.body.error.required).toBe(Number(H));
       // Whatever was available at that moment: never enough for one more hold.
       expect(BigInt(r.body.error.available)).toBeLessThan(H);
       expect(r.body.error.message).toContain(`${r.body.error.available} nanodollars is available`);
@@ -139,7 +139,7 @@ describe.each(dbTargets)('billing under concurrency through HTTP ($name)', (targ
     const err = e as InstanceType<typeof Anthropic.APIError>;
     expect(err.status).toBe(402);
     expect((err.error as any).type).toBe('error');
-    expect((err.error as any).error).toMatchObject({ type: 'billing_error', available: (hold - 7n).toString(), required: hold.toString(), unit: 'nanodollars' });
+    expect((err.error as any).error).toMatchObject({ type: 'billing_error', available: Number(hold - 7n), required: Number(hold), unit: 'nanodollars' });
     expect((err.error as any).error.message).toContain(`${hold - 7n} nanodollars is available`);
     expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });

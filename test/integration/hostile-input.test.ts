@@ -76,3 +76,30 @@ describe('a prompt far past the context window', () => {
     await expectNothingHeld();
   });
 });
+
+describe('the admin API and text PostgreSQL cannot store', () => {
+  it.each([
+    ['POST', '/admin/accounts', { name: 'a\u0000b' }, 'name'],
+    ['POST', '/admin/keys', { account_id: 'acct_x', name: 'k\u0000' }, 'name'],
+    ['GET', '/admin/accounts/acct%00x', undefined, 'account_id'],
+  ])('%s %s with a NUL character is a 400 naming the field', async (method, path, body, param) => {
+    const res = await fetch(`${gw.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', param } });
+  });
+
+  it('a credit whose reason has a NUL character is a 400 and moves no money', async () => {
+    const before = await gw.ledger.getAccount(gw.accountId);
+    const res = await fetch(`${gw.url}/admin/accounts/${gw.accountId}/credits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 5, reason: 'a\u0000b' }),
+    });
+    expect(res.status).toBe(400);
+    expect((await gw.ledger.getAccount(gw.accountId))?.balance).toBe(before?.balance);
+  });
+});

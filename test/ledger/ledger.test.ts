@@ -99,6 +99,17 @@ describe.each(dbTargets)('ledger on $name', (target) => {
       .toBe('invalid_request');
   });
 
+  it('settles an attempt whose upstream error carried a NUL character (jsonb cannot hold it)', async () => {
+    const a = await ledger.createAccount('nul', 10_000n);
+    const id = rid();
+    await ledger.placeHold({ requestId: id, accountId: a.id, amount: 5_000n, ttlMs: 60_000 });
+    const attempts = [{ model: 'm-a', outcome: 'error', reason: 'upstream said a\u0000b' }];
+    expect(await ledger.settle({ requestId: id, charges: [{ model: 'm-a', usage: usage(10, 0), cost: 700n }], record: record({ attempts }) })).toEqual({ captured: 700n, settled: true });
+    const [u] = await ledger.usageRecords(a.id);
+    expect(u.attempts).toEqual([{ model: 'm-a', outcome: 'error', reason: 'upstream said a\uFFFDb' }]);
+    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 9_300n, held: 0n });
+  });
+
   it('settles: captures per charge with tokens, returns the rest, and is idempotent', async () => {
     const a = await ledger.createAccount('settle', 10_000n);
     const id = rid();

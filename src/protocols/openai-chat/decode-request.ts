@@ -43,6 +43,7 @@ export function decodeChatRequest(body: JsonObject, _headers: HeaderBag): Reques
     ...opt('parallelToolCalls', typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined),
     maxTokens: explicitMax ?? CHAT_DEFAULT_MAX_TOKENS,
     maxTokensDefaulted: explicitMax === undefined,
+    ...opt('maxTokensParam', num(body.max_completion_tokens) !== undefined ? 'max_completion_tokens' : undefined),
     stream: body.stream === true,
     ...opt('includeUsage', typeof streamOptions?.include_usage === 'boolean' ? streamOptions.include_usage : undefined),
     ...opt('stopSequences', typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.map(String) : undefined),

@@ -43,6 +43,7 @@ export function decodeRequest(body: Json, _headers: HeaderBag): Request {
     ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
     maxTokens: maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     maxTokensDefaulted: maxTokens === undefined,
+    maxTokensParam: 'max_output_tokens',
     stream: body.stream === true,
     ...numberField(body, 'temperature', 'temperature'),
     ...numberField(body, 'top_p', 'topP'),
