@@ -1893,9 +1893,46 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A refusal's text, sent when a refusal ends the response (its explanation). */
+        ResponseRefusalDeltaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "response.refusal.delta";
+            /**
+             * Format: int64
+             * @description Monotonic position of the event in the stream, from 0.
+             */
+            sequence_number: number;
+            item_id: string;
+            /** Format: int32 */
+            output_index: number;
+            /** Format: int32 */
+            content_index: number;
+            delta: string;
+        };
+        ResponseRefusalDoneEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "response.refusal.done";
+            /**
+             * Format: int64
+             * @description Monotonic position of the event in the stream, from 0.
+             */
+            sequence_number: number;
+            item_id: string;
+            /** Format: int32 */
+            output_index: number;
+            /** Format: int32 */
+            content_index: number;
+            refusal: string;
+        };
         ResponseStatus: string | ("completed" | "failed" | "in_progress" | "incomplete" | "queued" | "cancelled");
         /** @description Any event of the Responses stream that the gateway emits. */
-        ResponseStreamEvent: components["schemas"]["ResponseCreatedEvent"] | components["schemas"]["ResponseInProgressEvent"] | components["schemas"]["ResponseCompletedEvent"] | components["schemas"]["ResponseFailedEvent"] | components["schemas"]["ResponseIncompleteEvent"] | components["schemas"]["ResponseOutputItemAddedEvent"] | components["schemas"]["ResponseOutputItemDoneEvent"] | components["schemas"]["ResponseContentPartAddedEvent"] | components["schemas"]["ResponseContentPartDoneEvent"] | components["schemas"]["ResponseOutputTextDeltaEvent"] | components["schemas"]["ResponseOutputTextDoneEvent"] | components["schemas"]["ResponseFunctionCallArgumentsDeltaEvent"] | components["schemas"]["ResponseFunctionCallArgumentsDoneEvent"] | components["schemas"]["ResponseReasoningSummaryPartAddedEvent"] | components["schemas"]["ResponseReasoningSummaryPartDoneEvent"] | components["schemas"]["ResponseReasoningSummaryTextDeltaEvent"] | components["schemas"]["ResponseReasoningSummaryTextDoneEvent"] | components["schemas"]["ResponseErrorEvent"];
+        ResponseStreamEvent: components["schemas"]["ResponseCreatedEvent"] | components["schemas"]["ResponseInProgressEvent"] | components["schemas"]["ResponseCompletedEvent"] | components["schemas"]["ResponseFailedEvent"] | components["schemas"]["ResponseIncompleteEvent"] | components["schemas"]["ResponseOutputItemAddedEvent"] | components["schemas"]["ResponseOutputItemDoneEvent"] | components["schemas"]["ResponseContentPartAddedEvent"] | components["schemas"]["ResponseContentPartDoneEvent"] | components["schemas"]["ResponseOutputTextDeltaEvent"] | components["schemas"]["ResponseOutputTextDoneEvent"] | components["schemas"]["ResponseRefusalDeltaEvent"] | components["schemas"]["ResponseRefusalDoneEvent"] | components["schemas"]["ResponseFunctionCallArgumentsDeltaEvent"] | components["schemas"]["ResponseFunctionCallArgumentsDoneEvent"] | components["schemas"]["ResponseReasoningSummaryPartAddedEvent"] | components["schemas"]["ResponseReasoningSummaryPartDoneEvent"] | components["schemas"]["ResponseReasoningSummaryTextDeltaEvent"] | components["schemas"]["ResponseReasoningSummaryTextDoneEvent"] | components["schemas"]["ResponseErrorEvent"];
         /** @description A reasoning summary part. */
         ResponseSummaryText: {
             /** @enum {string} */

@@ -112,7 +112,8 @@ export function answerContent(protocol: ClientProtocol, a: Answer): Content {
 function responseOutput(r: any): Content {
   const c = empty();
   for (const item of r.output ?? []) {
-    if (item.type === 'message') for (const part of item.content ?? []) c.text += part.text ?? part.refusal ?? '';
+    // A `refusal` part is the refusal's explanation, not answer text (as on chat).
+    if (item.type === 'message') for (const part of item.content ?? []) c.text += part.text ?? '';
     if (item.type === 'reasoning') c.reasoning += (item.summary ?? []).map((s: any) => s.text).join('');
     if (item.type === 'function_call') c.tools.push({ name: item.name, args: item.arguments });
   }

@@ -156,12 +156,30 @@ describe('the shared pipeline on /v1/responses', () => {
     expect((res.data as any).switchyard.served_variant).toBe('fast');
   });
 
-  it('cuts at the output ceiling: status incomplete, reason max_output_tokens', async () => {
+  it('cuts at the output ceiling: status incomplete, reason max_output_tokens, the cut item incomplete', async () => {
     const res = await client.responses.create({ model: 'local-haiku', input: 'Tell me everything', max_output_tokens: 16 });
     expect(res.status).toBe('incomplete');
     expect(res.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(res.usage!.output_tokens).toBeLessThanOrEqual(16);
+    expect(res.output.map((i) => (i as { status?: string }).status)).toEqual(['incomplete']);
     await lastBodyValid();
+  });
+
+  it('a refusal without fallback keeps its explanation as a refusal part, streamed or not', async () => {
+    const input = `Please ${REFUSAL_TRIGGER}`;
+    const res = await client.responses.create({ model: 'local-sonnet', input, fallbacks: [] } as any);
+    await lastBodyValid();
+    expect(res.incomplete_details).toEqual({ reason: 'content_filter' });
+    const part = { type: 'refusal', refusal: expect.stringContaining('refused') };
+    expect(res.output).toEqual([expect.objectContaining({ type: 'message', status: 'completed', content: [part] })]);
+
+    const stream = client.responses.stream({ model: 'local-sonnet', input, fallbacks: [] } as any);
+    const refusals: string[] = [];
+    stream.on('response.refusal.delta', (e) => refusals.push(e.delta));
+    const final = await stream.finalResponse();
+    expect(refusals.join('')).toBe((res.output[0] as any).content[0].refusal);
+    const withoutIds = (items: unknown[]) => items.map(({ id: _id, ...item }: any) => item);
+    expect(final.output).toMatchObject(withoutIds(res.output));
   });
 
   it('rejects an unknown model with a 404 in OpenAI shape', async () => {

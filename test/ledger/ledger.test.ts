@@ -89,7 +89,7 @@ describe.each(dbTargets)('ledger on $name', (target) => {
     expect(e.status).toBe(402);
     expect(e.message).toContain('1001');
     expect(e.message).toContain('1000');
-    expect(e.details).toEqual({ available: '1000', required: '1001', unit: 'nanodollars' });
+    expect(e.details).toEqual({ available: 1000, required: 1001, unit: 'nanodollars' });
     const id = rid();
     await ledger.placeHold({ requestId: id, accountId: a.id, amount: 400n, ttlMs: 60_000 });
     const dup = await rejects(ledger.placeHold({ requestId: id, accountId: a.id, amount: 1n, ttlMs: 60_000 }));

@@ -94,6 +94,28 @@ describe('encode-response', () => {
     expect([refused.status, refused.incomplete_details]).toEqual(['incomplete', { reason: 'content_filter' }]);
   });
 
+  it('length marks the cut item incomplete; a refusal explanation becomes a refusal part; both match the stream', () => {
+    const events = (finish: StreamEvent & { type: 'finish' }): StreamEvent[] => [
+      { type: 'start', id: 'up', model: 'gpt-test' },
+      { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', text: 'ok' }, { type: 'text-end', id: 't' },
+      { type: 'tool-start', id: 'c', toolCallId: 'call', name: 'f' }, { type: 'tool-delta', id: 'c', json: '{"a":' }, { type: 'tool-end', id: 'c' },
+      finish,
+    ];
+    const cases = [
+      { type: 'finish', finish: { unified: 'length' }, usage } as const,
+      { type: 'finish', finish: { unified: 'refusal', details: { type: 'refusal', explanation: 'No.' } }, usage } as const,
+    ];
+    for (const finish of cases) {
+      const c = new Collector();
+      events(finish).forEach((e) => c.push(e));
+      const body = encodeResponse(base({ content: c.content, finish: c.finish, usage: c.usage }), metaFor()) as Record<string, any>;
+      expect(responseErrors(body)).toEqual([]);
+      expect(body.output).toEqual(encodeEvents(events(finish)).events.at(-1)!.response.output);
+      if (finish.finish.unified === 'length') expect(body.output.map((i: any) => i.status)).toEqual(['completed', 'incomplete']);
+      else expect(body.output.at(-1).content).toEqual([{ type: 'refusal', refusal: 'No.' }]);
+    }
+  });
+
   it('echoes the raw effort, hosted tools and text settings', () => {
     const body = encodeResponse(base(), metaFor({
       reasoning: { effort: 'minimal' }, tools: [{ type: 'web_search' }], text: { format: { type: 'json_object' } }, temperature: 0.3, user: 'u',

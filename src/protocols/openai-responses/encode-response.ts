@@ -1,6 +1,6 @@
-import type { AssistantPart, Response } from '../../ir/index.js';
+import type { AssistantPart, Finish, Response } from '../../ir/index.js';
 import type { EncodeMeta } from '../types.js';
-import { buildResponse, encryptedContentFor, itemId, statusOf } from './build-response.js';
+import { buildResponse, encryptedContentFor, itemId, refusalOf, statusOf } from './build-response.js';
 
 type Json = Record<string, unknown>;
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -9,6 +9,12 @@ export const outputText = (text: string): Json => ({ type: 'output_text', text, 
 
 export function messageItem(id: string, status: ItemStatus, texts: string[]): Json {
   return { type: 'message', id, status, role: 'assistant', content: texts.map(outputText) };
+}
+
+export const refusalPart = (refusal: string): Json => ({ type: 'refusal', refusal });
+
+export function refusalItem(id: string, status: ItemStatus, refusal: string): Json {
+  return { type: 'message', id, status, role: 'assistant', content: [refusalPart(refusal)] };
 }
 
 export function reasoningItem(id: string, summary: string[], encrypted: Json): Json {
@@ -22,9 +28,10 @@ export function functionCallItem(id: string, callId: string, name: string, args:
 /**
  * One output item per IR part, in order; the item's position is its `output_index` (the stream
  * encoder numbers the same way, so both paths give the same ids). Fallback parts are not items:
- * the hops are reported in `switchyard.attempts`.
+ * the hops are reported in `switchyard.attempts`. As OpenAI does, the item the output ceiling cut
+ * is `incomplete`, and a refusal's explanation is a last message with a `refusal` part.
  */
-export function encodeOutput(content: AssistantPart[], meta: EncodeMeta): Json[] {
+export function encodeOutput(content: AssistantPart[], meta: EncodeMeta, finish: Finish): Json[] {
   const out: Json[] = [];
   for (const part of content) {
     const index = out.length;
@@ -43,6 +50,10 @@ export function encodeOutput(content: AssistantPart[], meta: EncodeMeta): Json[]
         break;
     }
   }
+  const last = out.at(-1);
+  if (finish.unified === 'length' && last && last.type !== 'reasoning') out[out.length - 1] = { ...last, status: 'incomplete' };
+  const refusal = refusalOf(finish);
+  if (refusal !== undefined) out.push(refusalItem(itemId(meta, 'msg', out.length), 'completed', refusal));
   return out;
 }
 
@@ -52,7 +63,7 @@ export function encodeResponse(res: Response, meta: EncodeMeta): Json {
   return buildResponse(meta, {
     status,
     model: res.model,
-    output: encodeOutput(res.content, meta),
+    output: encodeOutput(res.content, meta, res.finish),
     usage: res.usage,
     incomplete,
     error: null,

@@ -195,10 +195,26 @@ describe('encode-stream: golden sequences', () => {
     expect(types(events).slice(-2)).toEqual(['error', 'response.failed']);
   });
 
-  it('length: response.incomplete with max_output_tokens', () => {
-    const { frames, events } = encodeEvents([start, ...text('t', 'cut'), { type: 'finish', finish: { unified: 'length' }, usage: usage(2, 1) }]);
+  it('length: response.incomplete with max_output_tokens; the item the ceiling cut is incomplete, earlier ones completed', () => {
+    const { frames, events } = encodeEvents([start, ...text('a', 'whole'), ...text('t', 'cut'), { type: 'finish', finish: { unified: 'length' }, usage: usage(2, 1) }]);
     expectWellFormed(frames, events);
     expect(events.at(-1)).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+    const done = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item.status);
+    expect(done).toEqual(['completed', 'incomplete']);
+    expect(events.at(-1)!.response.output.map((i: any) => i.status)).toEqual(['completed', 'incomplete']);
+  });
+
+  it("refusal with an explanation: a message item with a refusal part, in the API's event order", () => {
+    const explanation = 'The model refused this request.';
+    const { frames, events } = encodeEvents([start, { type: 'finish', finish: { unified: 'refusal', details: { type: 'refusal', explanation } }, usage: usage(2, 0) }]);
+    expectWellFormed(frames, events);
+    expect(types(events).slice(2)).toEqual([
+      'response.output_item.added', 'response.content_part.added', 'response.refusal.delta', 'response.refusal.done',
+      'response.content_part.done', 'response.output_item.done', 'response.incomplete',
+    ]);
+    const item = { type: 'message', id: 'msg_req0001_0', status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal: explanation }] };
+    expect(events.at(-2)!.item).toEqual(item);
+    expect(events.at(-1)!.response.output).toEqual([item]);
   });
 
   it('refusal: response.incomplete with content_filter; open blocks are closed as incomplete', () => {

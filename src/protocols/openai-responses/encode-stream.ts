@@ -1,9 +1,9 @@
 import type { Attempt, Finish, GatewayError, ReasoningOrigin, StreamEvent, StreamTranslator, Usage } from '../../ir/index.js';
 import { GatewayError as GatewayErrorClass } from '../../ir/index.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
-import { buildResponse, encryptedContentFor, itemId, statusOf, type ShellInput } from './build-response.js';
+import { buildResponse, encryptedContentFor, itemId, refusalOf, statusOf, type ShellInput } from './build-response.js';
 import { errorCode, errorType, responseErrorCode } from './encode-error.js';
-import { functionCallItem, messageItem, outputText, reasoningItem } from './encode-response.js';
+import { functionCallItem, messageItem, outputText, reasoningItem, refusalItem, refusalPart } from './encode-response.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,6 +30,11 @@ export interface ResponsesStreamState {
   /** `output[i]` is the latest snapshot of the item at output_index i (across all attempts). */
   output: Json[];
   open: Map<string, Block>;
+  /**
+   * A text or tool block whose end arrived: it is closed with the next event, as `incomplete` when
+   * that event is a finish at the output ceiling (which cut it), else `completed`.
+   */
+  ending?: string;
   attempts: Attempt[];
 }
 
@@ -71,6 +76,11 @@ function start(s: ResponsesStreamState, emit: Emit): void {
 }
 
 function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
+  if (s.ending !== undefined) {
+    const b = s.open.get(s.ending);
+    if (b) closeBlock(s, s.ending, b, ev.type === 'finish' && ev.finish.unified === 'length' ? 'incomplete' : 'completed', emit);
+    s.ending = undefined;
+  }
   switch (ev.type) {
     case 'start':
       return;
@@ -88,8 +98,10 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
       return;
     }
     case 'text-end':
-    case 'reasoning-end':
-    case 'tool-end': {
+    case 'tool-end':
+      if (s.open.has(ev.id)) s.ending = ev.id;
+      return;
+    case 'reasoning-end': {
       const b = s.open.get(ev.id);
       if (b) closeBlock(s, ev.id, b, 'completed', emit);
       return;
@@ -176,11 +188,28 @@ function closeAll(s: ResponsesStreamState, emit: Emit): void {
 
 function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit): void {
   closeAll(s, emit);
+  const refusal = refusalOf(f);
+  if (refusal !== undefined) emitRefusal(s, refusal, emit);
   s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
   const { status, incomplete } = statusOf(f);
   const response = shell(s, { status, usage, incomplete, error: null }, true);
   emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   s.done = true;
+}
+
+/** A refusal's explanation as its own message item, with the events the API sends for one. */
+function emitRefusal(s: ResponsesStreamState, refusal: string, emit: Emit): void {
+  const index = s.output.length;
+  const id = itemId(s.meta, 'msg', index);
+  const where = { item_id: id, output_index: index, content_index: 0 };
+  s.output.push(messageItem(id, 'in_progress', []));
+  emit('response.output_item.added', { output_index: index, item: s.output[index] });
+  emit('response.content_part.added', { ...where, part: refusalPart('') });
+  emit('response.refusal.delta', { ...where, delta: refusal });
+  emit('response.refusal.done', { ...where, refusal });
+  emit('response.content_part.done', { ...where, part: refusalPart(refusal) });
+  s.output[index] = refusalItem(id, 'completed', refusal);
+  emit('response.output_item.done', { output_index: index, item: s.output[index] });
 }
 
 /** Mid-stream failure: an `error` event, then `response.failed`; the stream then ends cleanly. */

@@ -50,6 +50,8 @@ const EVENT_SCHEMA: Record<string, string> = {
   'response.content_part.done': 'ResponseContentPartDoneEvent',
   'response.output_text.delta': 'ResponseTextDeltaEvent',
   'response.output_text.done': 'ResponseTextDoneEvent',
+  'response.refusal.delta': 'ResponseRefusalDeltaEvent',
+  'response.refusal.done': 'ResponseRefusalDoneEvent',
   'response.reasoning_summary_part.added': 'ResponseReasoningSummaryPartAddedEvent',
   'response.reasoning_summary_part.done': 'ResponseReasoningSummaryPartDoneEvent',
   'response.reasoning_summary_text.delta': 'ResponseReasoningSummaryTextDeltaEvent',
