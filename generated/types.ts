@@ -865,6 +865,7 @@ export interface components {
         CountMessageTokensRequest: {
             /** @description Model id or alias from the catalog. */
             model: string;
+            /** @description At least one message, as Anthropic requires. */
             messages: components["schemas"]["MessageParam"][];
             system?: string | components["schemas"]["TextBlock"][];
             tools?: components["schemas"]["MessageTool"][];
@@ -906,6 +907,7 @@ export interface components {
         CreateMessageRequest: {
             /** @description Model id or alias from the catalog. */
             model: string;
+            /** @description At least one message, as Anthropic requires. */
             messages: components["schemas"]["MessageParam"][];
             system?: string | components["schemas"]["TextBlock"][];
             tools?: components["schemas"]["MessageTool"][];

@@ -117,6 +117,15 @@ describe('errors on /v1/messages (Anthropic shape)', () => {
     expect(body.request_id).toBe(headers.get('request-id'));
   });
 
+  it('an empty messages list is a BadRequestError naming messages', async () => {
+    const { body } = await sdkError(
+      (rec) => anthropic(rec).messages.create({ model: 'local-haiku', max_tokens: 10, messages: [] }),
+      Anthropic.BadRequestError,
+      'createMessage',
+    );
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('messages') });
+  });
+
   it('an unknown content block type names its path', async () => {
     const { body } = await sdkError(
       (rec) => anthropic(rec).messages.create({ model: 'local-haiku', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'hologram' } as any] }] }),

@@ -169,7 +169,10 @@ describe('decodeMessagesRequest', () => {
     ]);
     expect(r.ext.anthropic).toEqual({ serverTools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
     expect(r).toMatchObject({ toolChoice: { type: 'required' }, parallelToolCalls: false });
-    expect(decode({ tool_choice: { type: 'tool', name: 'get' } }).toolChoice).toEqual({ type: 'tool', name: 'get' });
+    const get = [{ name: 'get', input_schema: { type: 'object' } }];
+    expect(decode({ tools: get, tool_choice: { type: 'tool', name: 'get' } }).toolChoice).toEqual({ type: 'tool', name: 'get' });
+    expect(paramOf(() => decode({ tools: get, tool_choice: { type: 'tool', name: 'nope' } }))).toBe('tool_choice.name');
+    expect(paramOf(() => decode({ tools: [{ type: 'web_search_20250305', name: 'web_search' }, ...get, ...get] }))).toBe('tools.2.name');
     expect(decode({ tool_choice: { type: 'none' } }).parallelToolCalls).toBeUndefined();
     expect(paramOf(() => decode({ tool_choice: { type: 'tool' } }))).toBe('tool_choice.name');
   });

@@ -3,6 +3,7 @@ import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserP
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
@@ -35,6 +36,8 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
   const { tools, serverTools } = decodeTools(body.tools);
   if (serverTools.length) ext.serverTools = serverTools;
   const choice = decodeToolChoice(body.tool_choice);
+  // Server tools are left out of the list, so the index named is the custom tool's own.
+  checkTools(tools, choice?.choice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type == null || t.type === 'custom')}.name`, 'tool_choice.name');
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
   return {
     model: String(body.model ?? ''),
@@ -213,8 +216,6 @@ function decodeTools(raw: unknown): { tools: Tool[]; serverTools: unknown[] } {
       return;
     }
     if (typeof t.name !== 'string') throw invalid('tools need a name', `tools.${i}.name`);
-    // Anthropic's rule; a model could otherwise answer with a tool_use its SDKs refuse (name "").
-    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(t.name)) throw invalid('tool names must match ^[a-zA-Z0-9_-]{1,128}$', `tools.${i}.name`);
     tools.push({
       name: t.name,
       ...opt('description', typeof t.description === 'string' ? t.description : undefined),

@@ -200,4 +200,13 @@ describe('decodeChatRequest', () => {
     expect(paramOf(() => decode({ tools: [{ type: 'custom', custom: { name: 'x' } }] }))).toBe('tools.0');
     expect(paramOf(() => decode({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('messages.0.tool_call_id');
   });
+
+  it('rejects tool names no provider takes, duplicates, and a tool_choice naming a missing tool', () => {
+    const fn = (name: string) => ({ type: 'function', function: { name } });
+    expect(paramOf(() => decode({ tools: [fn('')] }))).toBe('tools.0.function.name');
+    expect(paramOf(() => decode({ tools: [fn('get weather')] }))).toBe('tools.0.function.name');
+    expect(paramOf(() => decode({ tools: [fn('a'), fn('a')] }))).toBe('tools.1.function.name');
+    expect(paramOf(() => decode({ tools: [fn('a')], tool_choice: { type: 'function', function: { name: 'b' } } }))).toBe('tool_choice.function.name');
+    expect(decode({ tools: [fn('get_weather-2')], tool_choice: { type: 'function', function: { name: 'get_weather-2' } } }).toolChoice).toEqual({ type: 'tool', name: 'get_weather-2' });
+  });
 });

@@ -3,6 +3,7 @@ import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserP
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { checkTools } from '../shared/check-tools.js';
 import { decodeChatResponseFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
@@ -32,14 +33,17 @@ export function decodeChatRequest(body: JsonObject, _headers: HeaderBag): Reques
   if (otherStreamOptions) ext.stream_options = otherStreamOptions;
 
   const { system, messages } = decodeMessages(body.messages);
+  const tools = decodeTools(body.tools);
+  const toolChoice = decodeToolChoice(body.tool_choice);
+  checkTools(tools, toolChoice, (i) => `tools.${i}.function.name`, 'tool_choice.function.name');
   const explicitMax = num(body.max_completion_tokens) ?? num(body.max_tokens);
   const stop = body.stop;
   return {
     model: String(body.model ?? ''),
     system,
     messages,
-    tools: decodeTools(body.tools),
-    ...opt('toolChoice', decodeToolChoice(body.tool_choice)),
+    tools,
+    ...opt('toolChoice', toolChoice),
     ...opt('parallelToolCalls', typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined),
     maxTokens: explicitMax ?? CHAT_DEFAULT_MAX_TOKENS,
     maxTokensDefaulted: explicitMax === undefined,

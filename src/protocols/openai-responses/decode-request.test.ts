@@ -149,7 +149,12 @@ describe('decode-request: tools and options', () => {
     expect(decode({ tool_choice: 'auto' }).toolChoice).toEqual({ type: 'auto' });
     expect(decode({ tool_choice: 'none' }).toolChoice).toEqual({ type: 'none' });
     expect(decode({ tool_choice: 'required' }).toolChoice).toEqual({ type: 'required' });
-    expect(decode({ tool_choice: { type: 'function', name: 'w' } }).toolChoice).toEqual({ type: 'tool', name: 'w' });
+    const w = [{ type: 'function', name: 'w' }];
+    expect(decode({ tools: w, tool_choice: { type: 'function', name: 'w' } }).toolChoice).toEqual({ type: 'tool', name: 'w' });
+    // Names every provider refuses, after a hosted tool: the param is the client's own index.
+    expect(rejection({ tools: w, tool_choice: { type: 'function', name: 'x' } }).param).toBe('tool_choice.name');
+    expect(rejection({ tools: [{ type: 'web_search' }, ...w, ...w] }).param).toBe('tools.2.name');
+    expect(rejection({ tools: [{ type: 'function', name: 'a b' }] }).param).toBe('tools.0.name');
     const hosted = decode({ tool_choice: { type: 'web_search_preview' } });
     expect([hosted.toolChoice, ext(hosted).toolChoice]).toEqual([undefined, { type: 'web_search_preview' }]);
     expect(decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }).toolChoice).toEqual({ type: 'required' });

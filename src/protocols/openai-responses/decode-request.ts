@@ -3,6 +3,7 @@ import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
 import { decodeFast, decodeReasoning } from './decode-options.js';
+import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeResponsesTextFormat } from '../shared/decode-response-format.js';
 import { isRecord } from '../shared/json.js';
 
@@ -32,6 +33,7 @@ export function decodeRequest(body: Json, _headers: HeaderBag): Request {
   if (references.length) ext.droppedReferences = references;
   if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
   const toolChoice = decodeToolChoice(body.tool_choice, ext);
+  checkTools(functionTools, toolChoice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type === 'function')}.name`, 'tool_choice.name');
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
   const responseFormat = decodeResponsesTextFormat(body.text);
   return {

@@ -79,7 +79,7 @@ describe('encode-response', () => {
       ],
       finish: { unified: 'tool-calls' },
       attempts: [{ model: 'gpt-test', outcome: 'refusal' }, { model: 'backup', outcome: 'ok' }],
-    }), metaFor({ tool_choice: { type: 'function', name: 'w' }, parallel_tool_calls: false })) as Record<string, any>;
+    }), metaFor({ tools: [{ type: 'function', name: 'w' }], tool_choice: { type: 'function', name: 'w' }, parallel_tool_calls: false })) as Record<string, any>;
     expect(responseErrors(body)).toEqual([]);
     expect(body.output).toEqual([{ type: 'function_call', id: 'fc_req0001_0', call_id: 'call_1', name: 'w', arguments: '{"c":"P"}', status: 'completed' }]);
     expect([body.model, body.tool_choice, body.parallel_tool_calls]).toEqual(['backup', { type: 'function', name: 'w' }, false]);
