@@ -4,6 +4,7 @@ import { pino, type Logger as PinoLogger } from 'pino';
 import { defaultCatalog } from '../config/default-catalog.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { createApp } from '../http/app.js';
+import { answerClientError } from '../http/client-error.js';
 import { ApiDocument } from '../http/openapi-document.js';
 import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
@@ -59,6 +60,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;

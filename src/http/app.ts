@@ -80,6 +80,9 @@ export function createApp(opts: AppOptions): Koa<State> {
         if (err.status === 413 || err.type === 'entity.too.large') {
           throw new GatewayError('request_too_large', `the request body is larger than the limit of ${opts.bodyLimitBytes} bytes`);
         }
+        if (err.status === 415 || err.type === 'encoding.unsupported') {
+          throw new GatewayError('unsupported_media_type', `${err.message}: send the body as is, or gzip, deflate or br`);
+        }
         throw new GatewayError('invalid_request', `the request body is not valid JSON: ${err.message}`);
       },
     }),

@@ -24,7 +24,10 @@ describe('resolveReasoning', () => {
   it('maps a budget to an effort and gives a non-reasoning model none', () => {
     expect([1, 2047, 2048, 8191, 8192].map(effortForBudget)).toEqual(['low', 'low', 'medium', 'medium', 'high']);
     expect(resolveReasoning({ enabled: true, budgetTokens: 3000 }, plain(8000)).reasoning.effort).toBe('medium');
-    expect(resolveReasoning({ enabled: true, effort: 'high' }, { ...plain(8000), modelReasons: false }).reasoning.enabled).toBe(false);
+    const none = resolveReasoning({ enabled: true, effort: 'high' }, { ...plain(8000), modelReasons: false });
+    expect(none.reasoning.enabled).toBe(false);
+    expect(none.warning).toMatch(/reasoning ignored: .* does not reason/);
+    expect(resolveReasoning({ enabled: false }, { ...plain(8000), modelReasons: false }).warning).toBeUndefined();
   });
 
   it('turns thinking off with a warning where the provider cannot think while a tool is forced', () => {

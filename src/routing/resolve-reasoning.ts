@@ -5,7 +5,8 @@ import type { Reasoning, ReasoningEffort } from '../ir/index.js';
  *   effort -> budget: low 1024, medium 4096, high 16384, capped at maxTokens - 1 so the budget
  *   always fits under the ceiling (Anthropic requires budget < max_tokens);
  *   budget -> effort: < 2048 low, < 8192 medium, else high.
- * Thinking turned on with neither means medium. A model without reasoning gets none.
+ * Thinking turned on with neither means medium. A model without reasoning gets none, and a
+ * warning says so (the catalog's `capabilities.reasoning` defaults to false).
  * A provider with a minimum budget (Anthropic: 1024) gets at least that; when the ceiling leaves
  * no room for it (max_tokens <= 1024), thinking is turned off and a warning says so.
  */
@@ -42,7 +43,8 @@ export interface ReasoningTarget {
 const OFF = (r: Reasoning): Reasoning => ({ ...r, enabled: false, effort: undefined, budgetTokens: undefined });
 
 export function resolveReasoning(r: Reasoning, t: ReasoningTarget): ResolvedReasoning {
-  if (!r.enabled || !t.modelReasons) return { reasoning: OFF(r) };
+  if (!r.enabled) return { reasoning: OFF(r) };
+  if (!t.modelReasons) return { reasoning: OFF(r), warning: `reasoning ignored: ${t.modelId} does not reason (capabilities.reasoning in the catalog)` };
   if (t.forcedToolBlocksThinking) {
     return { reasoning: OFF(r), warning: `thinking turned off for ${t.modelId}: it cannot think while a tool call is forced (tool_choice)` };
   }

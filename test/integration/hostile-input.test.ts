@@ -2,6 +2,8 @@
  * Requests built to hurt, through the real HTTP server: each gets an answer in the caller's
  * protocol (never a 500, a hang or a crash) and leaves no hold behind.
  */
+import { STATUS_CODES } from 'node:http';
+import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -101,5 +103,43 @@ describe('the admin API and text PostgreSQL cannot store', () => {
     });
     expect(res.status).toBe(400);
     expect((await gw.ledger.getAccount(gw.accountId))?.balance).toBe(before?.balance);
+  });
+});
+
+describe('HTTP that never becomes a request', () => {
+  /** Sends raw bytes and reads what comes back until the server closes. */
+  function raw(bytes: string): Promise<string> {
+    const { port } = new URL(gw.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => (got += d));
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    ['broken chunked encoding', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['Content-Length and Transfer-Encoding together', 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['a 100 KB header', `GET /v1/models HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(100_000)}\r\n\r\n`, 431],
+  ])('%s: a JSON error both SDK families read', async (_name, bytes, status) => {
+    const answer = await raw(bytes);
+    expect(answer.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+  });
+});
+
+describe('bodies the gateway cannot read', () => {
+  it('an unsupported Content-Encoding is a 415 naming it', async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'content-encoding': 'zstd' },
+      body: 'not really zstd',
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ error: { message: expect.stringMatching(/zstd/i) } });
   });
 });
