@@ -99,4 +99,12 @@ describe('messages: tools', () => {
     expect(res.stop_reason).toBe('end_turn');
     expect(textOf(res)).toContain('service down');
   });
+
+  it('a server tool a local model cannot run is dropped and reported in x-switchyard-warnings', async () => {
+    const { an } = client();
+    const webSearch = { type: 'web_search_20250305', name: 'web_search', max_uses: 1 } as unknown as Anthropic.Tool;
+    const { data, response } = await an.messages.create({ model: 'local-haiku', max_tokens: 200, tools: [...tools, webSearch], messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    expect(data.stop_reason).toBe('end_turn');
+    expect(response.headers.get('x-switchyard-warnings')).toBe('server tools dropped (the upstream is not Anthropic): web_search_20250305');
+  });
 });
