@@ -107,4 +107,20 @@ describe('messages: tools', () => {
     expect(data.stop_reason).toBe('end_turn');
     expect(response.headers.get('x-switchyard-warnings')).toBe('server tools dropped (the upstream is not Anthropic): web_search_20250305');
   });
+
+  it("the Anthropic SDK's tool runner runs a tool and finishes (no iterations count without a fallback)", async () => {
+    const { an } = client();
+    const calls: unknown[] = [];
+    const final = await an.beta.messages
+      .toolRunner({
+        model: 'local-sonnet',
+        max_tokens: 500,
+        messages: ask,
+        tools: [{ ...tools[0], type: 'custom', run: async (input: unknown) => (calls.push(input), 'sunny, 21 C') } as any],
+      })
+      .runUntilDone();
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(JSON.stringify(final.content)).toContain('sunny, 21 C');
+  });
 });

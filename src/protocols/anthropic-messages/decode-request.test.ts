@@ -173,6 +173,10 @@ describe('decodeMessagesRequest', () => {
     expect(decode({ tools: get, tool_choice: { type: 'tool', name: 'get' } }).toolChoice).toEqual({ type: 'tool', name: 'get' });
     expect(paramOf(() => decode({ tools: get, tool_choice: { type: 'tool', name: 'nope' } }))).toBe('tool_choice.name');
     expect(paramOf(() => decode({ tools: [{ type: 'web_search_20250305', name: 'web_search' }, ...get, ...get] }))).toBe('tools.2.name');
+    // Server tools share the name space, and tool_choice may force one.
+    const web = { type: 'web_search_20250305', name: 'web_search' };
+    expect(decode({ tools: [web, ...get], tool_choice: { type: 'tool', name: 'web_search' } }).toolChoice).toEqual({ type: 'tool', name: 'web_search' });
+    expect(paramOf(() => decode({ tools: [web, { name: 'web_search', input_schema: { type: 'object' } }] }))).toBe('tools.1.name');
     expect(decode({ tool_choice: { type: 'none' } }).parallelToolCalls).toBeUndefined();
     expect(paramOf(() => decode({ tool_choice: { type: 'tool' } }))).toBe('tool_choice.name');
   });

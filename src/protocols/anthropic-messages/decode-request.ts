@@ -37,7 +37,8 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
   if (serverTools.length) ext.serverTools = serverTools;
   const choice = decodeToolChoice(body.tool_choice);
   // Server tools are left out of the list, so the index named is the custom tool's own.
-  checkTools(tools, choice?.choice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type == null || t.type === 'custom')}.name`, 'tool_choice.name');
+  const serverNames = serverTools.flatMap((t) => (isRecord(t) && typeof t.name === 'string' ? [t.name] : []));
+  checkTools(tools, choice?.choice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type == null || t.type === 'custom')}.name`, 'tool_choice.name', serverNames);
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
   return {
     model: String(body.model ?? ''),

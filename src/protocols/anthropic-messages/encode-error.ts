@@ -28,9 +28,14 @@ export function anthropicErrorType(status: number): string {
   }
 }
 
-/** `{type, message, ...details}`: the `error` member of both the HTTP body and the stream event. */
+/**
+ * `{type, message, ...details}`: the `error` member of both the HTTP body and the stream event.
+ * Anthropic's shape has no `param`, so the field at fault leads the message (`tools.2.name: ...`),
+ * as Anthropic's own messages do, unless the message names it already.
+ */
 export function anthropicErrorObject(err: GatewayError): Record<string, unknown> {
-  return { ...err.details, type: anthropicErrorType(err.status), message: err.message };
+  const message = err.param && !err.message.includes(err.param) ? `${err.param}: ${err.message}` : err.message;
+  return { ...err.details, type: anthropicErrorType(err.status), message };
 }
 
 export function encodeMessagesError(err: GatewayError, requestId: string): ErrorBody {

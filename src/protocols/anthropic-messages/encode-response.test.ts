@@ -33,7 +33,8 @@ describe('encodeMessagesResponse', () => {
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,
-      usage: { input_tokens: 10, cache_creation_input_tokens: 4, cache_read_input_tokens: 3, output_tokens: 20, iterations: 1 },
+      // No fallback, no iterations count.
+      usage: { input_tokens: 10, cache_creation_input_tokens: 4, cache_read_input_tokens: 3, output_tokens: 20 },
     });
     expect(validateOfficial('anthropic', 'Message', body)).toEqual([]);
   });

@@ -29,14 +29,19 @@ export function stopFields(f: Finish) {
   };
 }
 
-/** Usage in Anthropic's split: `input_tokens` excludes cache reads and writes. */
+/**
+ * Usage in Anthropic's split: `input_tokens` excludes cache reads and writes. `iterations` counts
+ * the attempts, as the interface spec states for a fallback, and is sent only when there was one:
+ * Anthropic's beta API has a `usage.iterations` of its own (an array), and the SDK's tool runner
+ * fails on a number there, so an answer without a fallback leaves the field out.
+ */
 export function messagesUsage(u: Usage, iterations: number) {
   return {
     input_tokens: u.input.noCache,
     cache_creation_input_tokens: u.input.cacheWrite,
     cache_read_input_tokens: u.input.cacheRead,
     output_tokens: u.output.total,
-    iterations,
+    ...(iterations > 1 ? { iterations } : {}),
   };
 }
 

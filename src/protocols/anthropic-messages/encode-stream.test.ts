@@ -26,7 +26,7 @@ const finishFrames = (stop_reason: string, iterations = 1, extra: Record<string,
   f({
     type: 'message_delta',
     delta: { stop_reason, stop_sequence: null, ...extra },
-    usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5, iterations },
+    usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5, ...(iterations > 1 ? { iterations } : {}) },
   }),
   f({ type: 'message_stop' }),
 ];

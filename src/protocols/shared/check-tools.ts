@@ -2,17 +2,27 @@ import { invalid } from '../../ir/errors.js';
 import type { Tool, ToolChoice } from '../../ir/request.js';
 import { isRecord, type JsonObject } from './json.js';
 
-/** Anthropic's rule, which OpenAI's (64 characters) falls within: every upstream can take the name. */
+/**
+ * Anthropic's rule. OpenAI's is the same set of characters up to 64 of them; a longer name sent to
+ * an OpenAI upstream gets that upstream's own 400.
+ */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /**
  * What every provider refuses about function tools, refused here with a 400 in the client's
  * protocol before anything is held: a name outside the common rule, two tools with one name, and
  * a tool_choice naming a tool that is not there. A model could otherwise be asked for a tool
- * whose call its clients' SDKs cannot take back.
+ * whose call its clients' SDKs cannot take back. `otherNames` are the names of the request's
+ * other tools (Anthropic server tools): they share the name space, and tool_choice may name them.
  */
-export function checkTools(tools: Tool[], choice: ToolChoice | undefined, nameParam: (index: number) => string, choiceParam: string): void {
-  const seen = new Set<string>();
+export function checkTools(
+  tools: Tool[],
+  choice: ToolChoice | undefined,
+  nameParam: (index: number) => string,
+  choiceParam: string,
+  otherNames: readonly string[] = [],
+): void {
+  const seen = new Set<string>(otherNames);
   tools.forEach((t, i) => {
     if (!TOOL_NAME.test(t.name)) throw invalid(`tool names must match ${TOOL_NAME.source} (got ${JSON.stringify(t.name.slice(0, 140))})`, nameParam(i));
     if (seen.has(t.name)) throw invalid(`tool names must be unique: ${t.name} appears twice`, nameParam(i));
