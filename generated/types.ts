@@ -437,6 +437,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Limits the callable tools to a subset of `tools`, which all stay defined. */
+        ChatAllowedToolsChoice: {
+            /** @enum {string} */
+            type: "allowed_tools";
+            allowed_tools: {
+                /** @enum {string} */
+                mode: "auto" | "required";
+                tools: components["schemas"]["ChatNamedToolChoice"][];
+            };
+        };
         /** @description Content part of an assistant turn. */
         ChatAssistantContentPart: components["schemas"]["ChatContentPartText"] | components["schemas"]["ChatContentPartRefusal"];
         /** @description Assistant turn, possibly with tool calls and reasoning to pass back. */
@@ -757,8 +767,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `none`, `auto`, `required`, or a named function. */
-        ChatToolChoice: ("none" | "auto" | "required") | components["schemas"]["ChatNamedToolChoice"];
+        /** @description `none`, `auto`, `required`, a named function, or `allowed_tools`. */
+        ChatToolChoice: ("none" | "auto" | "required") | components["schemas"]["ChatNamedToolChoice"] | components["schemas"]["ChatAllowedToolsChoice"];
         /** @description Result of a tool call. */
         ChatToolMessage: {
             /**

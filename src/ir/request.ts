@@ -11,10 +11,14 @@ export interface Tool {
   ext?: Ext;
 }
 
+/**
+ * `allowed` (OpenAI's `allowed_tools`) limits which of the defined tools may be called, while all
+ * stay defined (the prompt, and its cache, stay the same).
+ */
 export type ToolChoice =
-  | { type: 'auto' }
+  | { type: 'auto'; allowed?: string[] }
   | { type: 'none' }
-  | { type: 'required' }
+  | { type: 'required'; allowed?: string[] }
   | { type: 'tool'; name: string };
 
 export type ReasoningEffort = 'low' | 'medium' | 'high';

@@ -219,7 +219,23 @@ function decodeToolChoice(tc: unknown): ToolChoice | undefined {
   if (isRecord(tc) && tc.type === 'function' && isRecord(tc.function) && typeof tc.function.name === 'string') {
     return { type: 'tool', name: tc.function.name };
   }
-  throw invalid('tool_choice must be auto, none, required or {type:"function",function:{name}}', 'tool_choice');
+  if (isRecord(tc) && tc.type === 'allowed_tools') return allowedTools(tc.allowed_tools);
+  throw invalid('tool_choice must be auto, none, required, {type:"function",function:{name}} or {type:"allowed_tools",allowed_tools}', 'tool_choice');
+}
+
+/** `{mode: auto | required, tools: [{type: "function", function: {name}}]}`. */
+function allowedTools(a: unknown): ToolChoice {
+  const at = 'tool_choice.allowed_tools';
+  if (!isRecord(a) || (a.mode !== 'auto' && a.mode !== 'required')) throw invalid(`${at}.mode must be auto or required`, `${at}.mode`);
+  if (!Array.isArray(a.tools)) throw invalid(`${at}.tools must be an array`, `${at}.tools`);
+  const allowed = a.tools.map((t, i) => {
+    const fn = isRecord(t) ? t.function : undefined;
+    if (!isRecord(t) || t.type !== 'function' || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw invalid('allowed tools must be {type:"function",function:{name}}', `${at}.tools.${i}`);
+    }
+    return fn.name;
+  });
+  return { type: a.mode, allowed };
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);

@@ -157,7 +157,10 @@ describe('decode-request: tools and options', () => {
     expect(rejection({ tools: [{ type: 'function', name: 'a b' }] }).param).toBe('tools.0.name');
     const hosted = decode({ tool_choice: { type: 'web_search_preview' } });
     expect([hosted.toolChoice, ext(hosted).toolChoice]).toEqual([undefined, { type: 'web_search_preview' }]);
-    expect(decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }).toolChoice).toEqual({ type: 'required' });
+    const allowed = decode({ tools: w, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'w' }, { type: 'web_search' }] } });
+    // The function tools it allows travel in the IR; the raw choice waits for a Responses upstream.
+    expect([allowed.toolChoice, ext(allowed).toolChoice]).toEqual([{ type: 'required', allowed: ['w'] }, { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'w' }, { type: 'web_search' }] }]);
+    expect(rejection({ tools: w, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'x' }] } }).param).toBe('tool_choice');
     expect(decode({ parallel_tool_calls: false }).parallelToolCalls).toBe(false);
     expect(decode({}).parallelToolCalls).toBeUndefined();
   });

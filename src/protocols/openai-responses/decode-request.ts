@@ -130,7 +130,12 @@ function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
     if (typeof tc.type !== 'string' || !TOOL_CHOICE_KINDS.has(tc.type)) throw invalid(`tool_choice.type ${JSON.stringify(tc.type)} is not supported`, 'tool_choice.type');
     // allowed_tools, hosted tool types, custom, mcp: a Responses upstream gets them back as sent.
     ext.toolChoice = tc;
-    return tc.type === 'allowed_tools' && (tc.mode === 'auto' || tc.mode === 'required') ? { type: tc.mode } : undefined;
+    if (tc.type !== 'allowed_tools') return undefined;
+    if (tc.mode !== 'auto' && tc.mode !== 'required') throw invalid('tool_choice.mode must be auto or required', 'tool_choice.mode');
+    // The function tools it allows travel in the IR; a hosted one only reaches a Responses upstream.
+    const listed = Array.isArray(tc.tools) ? tc.tools : [];
+    const allowed = listed.flatMap((t) => (isRecord(t) && t.type === 'function' && typeof t.name === 'string' ? [t.name] : []));
+    return { type: tc.mode, allowed };
   }
   throw invalid('tool_choice must be auto, none, required or an object', 'tool_choice');
 }

@@ -31,6 +31,8 @@ export function checkTools(
   if (choice?.type === 'tool' && !seen.has(choice.name)) {
     throw invalid(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, choiceParam);
   }
+  const missing = choice?.type === 'auto' || choice?.type === 'required' ? choice.allowed?.find((name) => !seen.has(name)) : undefined;
+  if (missing !== undefined) throw invalid(`tool_choice allows ${JSON.stringify(missing)}, which is not among the tools`, 'tool_choice');
 }
 
 /**

@@ -26,7 +26,11 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   const system = encodeSystem(request.system);
   if (system !== undefined) body.system = system;
   body.messages = encodeMessages(request.messages);
-  const tools = [...request.tools.map(encodeTool), ...asList(serverTools), ...asList(extTools)];
+  // Anthropic has no allowed_tools: the tools a tool_choice does not allow are left out.
+  const choice = request.toolChoice;
+  const allowed = choice && choice.type !== 'none' && choice.type !== 'tool' ? choice.allowed : undefined;
+  const functionTools = allowed ? request.tools.filter((t) => allowed.includes(t.name)) : request.tools;
+  const tools = [...functionTools.map(encodeTool), ...asList(serverTools), ...asList(extTools)];
   if (tools.length > 0) {
     body.tools = tools;
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);

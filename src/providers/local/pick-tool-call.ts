@@ -5,7 +5,8 @@
  * its name (`get_weather`, or `get weather`), a distinctive part of the name (`weather`), or a
  * distinctive word of its description. `required` calls the mentioned tools, else the first
  * tool; `{type:'tool'}` calls that tool; `none` calls nothing. Several mentioned tools are
- * called in parallel unless `parallelToolCalls` is false.
+ * called in parallel unless `parallelToolCalls` is false. A choice's `allowed` list limits all of
+ * this to those tools.
  */
 import type { Request, Tool } from '../../ir/index.js';
 import type { Conversation } from './read-conversation.js';
@@ -28,13 +29,15 @@ const GENERIC = new Set([
 
 export function pickToolCalls(req: Request, conv: Conversation): PlannedCall[] {
   const choice = req.toolChoice ?? { type: 'auto' };
-  if (req.tools.length === 0 || choice.type === 'none') return [];
+  const allowed = choice.type === 'auto' || choice.type === 'required' ? choice.allowed : undefined;
+  const tools = allowed ? req.tools.filter((t) => allowed.includes(t.name)) : req.tools;
+  if (tools.length === 0 || choice.type === 'none') return [];
   let chosen: Tool[];
   if (choice.type === 'tool') {
     chosen = req.tools.filter((t) => t.name === choice.name).slice(0, 1);
   } else {
-    const mentioned = conv.lastRole === 'user' ? req.tools.filter((t) => mentions(t, conv.lastUserText)) : [];
-    chosen = mentioned.length === 0 && choice.type === 'required' ? req.tools.slice(0, 1) : mentioned;
+    const mentioned = conv.lastRole === 'user' ? tools.filter((t) => mentions(t, conv.lastUserText)) : [];
+    chosen = mentioned.length === 0 && choice.type === 'required' ? tools.slice(0, 1) : mentioned;
     if (req.parallelToolCalls === false) chosen = chosen.slice(0, 1);
   }
   const strings = userStrings(conv.lastUserText, req.tools);

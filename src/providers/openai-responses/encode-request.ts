@@ -146,7 +146,9 @@ function encodeTool(t: Tool): Json {
 
 function encodeToolChoice(c: ToolChoice | undefined): unknown {
   if (!c) return undefined;
-  return c.type === 'tool' ? { type: 'function', name: c.name } : c.type;
+  if (c.type === 'tool') return { type: 'function', name: c.name };
+  if (c.type !== 'none' && c.allowed) return { type: 'allowed_tools', mode: c.type, tools: c.allowed.map((name) => ({ type: 'function', name })) };
+  return c.type;
 }
 
 /** The client's raw effort when it spoke Responses; else the IR effort (`none` when disabled on request). */

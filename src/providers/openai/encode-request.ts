@@ -160,6 +160,9 @@ function encodeTool(t: Tool): Json {
 
 function encodeToolChoice(c: ToolChoice): unknown {
   if (c.type === 'tool') return { type: 'function', function: { name: c.name } };
+  if (c.type !== 'none' && c.allowed) {
+    return { type: 'allowed_tools', allowed_tools: { mode: c.type, tools: c.allowed.map((name) => ({ type: 'function', function: { name } })) } };
+  }
   return c.type;
 }
 

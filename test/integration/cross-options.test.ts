@@ -1,8 +1,10 @@
 /**
- * Structured output through the real gateway: chat `response_format`, Responses `text.format` and
- * Messages `output_config.format` (or the deprecated `output_format`) reach every kind of upstream
- * in that upstream's own form, read back from the fake upstream's request log; the local models
- * answer with JSON that the official SDKs' `parse()` helpers accept.
+ * Request options that each protocol spells its own way, through the real gateway: structured
+ * output (chat `response_format`, Responses `text.format`, Messages `output_config.format` or the
+ * deprecated `output_format`) and allowed tools (`tool_choice` `allowed_tools`) reach every kind of
+ * upstream in that upstream's own form, read back from the fake upstream's request log. The local
+ * models answer structured output with JSON that the official SDKs' `parse()` helpers accept, and
+ * call only the tools a choice allows.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -93,6 +95,24 @@ describe('structured output reaches each upstream in its own form', () => {
     expect(toAnthropic.headers.get('x-switchyard-warnings')).toMatch(/JSON mode dropped/);
   });
 
+  it('chat allowed_tools: OpenAI and Responses get their own form, Anthropic only the allowed tools', async () => {
+    const fn = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+    const tool_choice = { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] } };
+    for (const model of ['up-openai', 'up-responses', 'up-anthropic']) {
+      const res = await post(gw, '/v1/chat/completions', { model, messages: ASK, tools: [fn('a'), fn('b')], tool_choice });
+      expect(res.status, model).toBe(200);
+    }
+    const [openai, responses, anthropic] = fake.requests.map((r) => r.body as Record<string, any>);
+    expect(openai.tool_choice).toEqual(tool_choice);
+    expect(openai.tools.map((t: any) => t.function.name)).toEqual(['a', 'b']);
+    expect(responses.tool_choice).toEqual({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] });
+    expect(anthropic.tools.map((t: any) => t.name)).toEqual(['b']);
+    expect(anthropic.tool_choice).toEqual({ type: 'any' });
+
+    const missing = await post(gw, '/v1/chat/completions', { model: 'up-openai', messages: ASK, tools: [fn('a')], tool_choice });
+    expect(missing.status).toBe(400);
+  });
+
   it('text format is the default: nothing is sent', async () => {
     await post(gw, '/v1/chat/completions', { model: 'up-anthropic', messages: ASK, response_format: { type: 'text' } });
     expect(upstream()).not.toHaveProperty('output_config');
@@ -159,6 +179,17 @@ describe('local models answer structured output that the SDKs parse', () => {
       output_config: { format: { type: 'json_schema', schema: SCHEMA } },
     });
     expect(r.parsed_output).toEqual({ city: 'Paris', days: 1, units: 'metric' });
+  });
+
+  it('a local model calls only the tools allowed_tools allows', async () => {
+    const fn = (name: string, description: string) => ({ type: 'function' as const, function: { name, description, parameters: { type: 'object', properties: { city: { type: 'string' } } } } });
+    const r = await openai.chat.completions.create({
+      model: 'local-haiku',
+      messages: [{ role: 'user', content: 'Use get_weather and get_time for "Paris".' }],
+      tools: [fn('get_weather', 'Weather of a city'), fn('get_time', 'Local time of a city')],
+      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'get_time' } }] } },
+    });
+    expect(r.choices[0].message.tool_calls?.map((c) => (c as { function: { name: string } }).function.name)).toEqual(['get_time']);
   });
 
   it('a schema counts toward the input tokens held and billed', async () => {
