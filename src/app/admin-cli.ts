@@ -22,7 +22,7 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
   };
   switch (`${a} ${b ?? ''}`.trim()) {
     case 'accounts create':
-      return ledger.createAccount(need(c, '<name>'), BigInt(flags.balance ?? 0));
+      return ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false));
     case 'accounts show':
       return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
     case 'keys create':
@@ -34,7 +34,7 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
     default:
   }
   if (a === 'credit') {
-    return ledger.credit(need(b, '<account_id>'), BigInt(need(c, '<amount>')), need(flags.reason ?? d, '--reason'));
+    return ledger.credit(need(b, '<account_id>'), money(need(c, '<amount>'), '<amount>', true), need(flags.reason ?? d, '--reason'));
   }
   if (a === 'balance') {
     const acct = (await ledger.getAccount(need(b, '<account_id>'))) ?? fail(`no account ${b}`);
@@ -42,6 +42,20 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
   }
   throw new Error(`unknown command "${words.join(' ')}" (see switchyard --help)`);
 }
+
+/**
+ * An amount of nanodollars as the admin API takes it: a decimal integer of at most 2^53 - 1 in
+ * size, so every balance stays a JSON number the API can answer with.
+ */
+function money(text: string, what: string, negativeAllowed: boolean): bigint {
+  if (!/^-?\d+$/.test(text)) throw new Error(`${what} must be a whole number of ${MONEY_UNIT}, got ${JSON.stringify(text)}`);
+  const v = BigInt(text);
+  if (v < 0n && !negativeAllowed) throw new Error(`${what} must not be negative`);
+  if (v > MAX_AMOUNT || v < -MAX_AMOUNT) throw new Error(`${what} must be at most ${MAX_AMOUNT} ${MONEY_UNIT} in size`);
+  return v;
+}
+
+const MAX_AMOUNT = BigInt(Number.MAX_SAFE_INTEGER);
 
 function fail(message: string): never {
   throw new Error(message);

@@ -100,6 +100,12 @@ describe('buildCatalog: invalid config names the bad entry', () => {
     expect(errorOf(doc)).toMatch(/\(id "gpt"\): price\.output/);
   });
 
+  it('a price too large to answer exactly as a JSON number', () => {
+    const doc = minimal();
+    doc.models[0].price = { input: '99999999999999999999' };
+    expect(errorOf(doc)).toMatch(/\(id "gpt"\): price\.input.* is too large/);
+  });
+
   it('missing environment variable', () => {
     expect(errorOf(minimal(), { OPENAI_API_KEY: 'x' })).toMatch(/providers\.anthropic: environment variable ANTHROPIC_API_KEY \(api_key_env\) is not set/);
   });
@@ -115,8 +121,8 @@ describe('buildCatalog: invalid config names the bad entry', () => {
     doc.providers.openai.type = 'gemini';
     doc.models[1].upstream = 'x';
     const msg = errorOf(doc);
-    expect(msg).toMatch(/providers\.openai\.type must be equal to one of the allowed values/);
-    expect(msg).toMatch(/models\[1\] \(id "claude"\) must NOT have additional properties/);
+    expect(msg).toMatch(/providers\.openai\.type must be equal to one of the allowed values: "openai", "anthropic"/);
+    expect(msg).toMatch(/models\[1\] \(id "claude"\) must NOT have additional properties: "upstream"/);
   });
 
   it('missing upstream_model', () => {

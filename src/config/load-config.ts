@@ -42,7 +42,7 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
 /** Validates a parsed config document and turns it into a catalog. */
 export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'config'): Catalog {
   if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((e) => `${describePath(raw, e.instancePath)} ${e.message}`);
+    const problems = (validate.errors ?? []).map((e) => `${describePath(raw, e.instancePath)} ${e.message}${detailOf(e)}`);
     throw new ConfigError(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   }
   const doc = raw as Raw;
@@ -148,6 +148,13 @@ function checkReferences(m: ModelEntry, models: Map<string, ModelEntry>, source:
   if (m.fast?.model && !models.has(m.fast.model)) {
     throw new ConfigError(`${where}: fast.model "${m.fast.model}" is not a model in the catalog`);
   }
+}
+
+/** What AJV's message leaves out: the unknown key, or the values allowed. */
+function detailOf(e: { keyword: string; params: Record<string, unknown> }): string {
+  if (e.keyword === 'additionalProperties') return `: "${String(e.params.additionalProperty)}"`;
+  if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) return `: ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  return '';
 }
 
 /** `/models/2/provider` -> `models[2] (id "x").provider`, so the message names the entry. */

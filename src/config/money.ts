@@ -13,5 +13,8 @@ export function usdPerMillionToNanosPerToken(value: unknown, where: string): big
   if (significant.length > 3) {
     throw new Error(`${where}: price ${text} has more precision than the ledger's unit (0.001 USD per million tokens)`);
   }
-  return BigInt(whole) * 1000n + BigInt(significant.padEnd(3, '0') || '0');
+  const nanos = BigInt(whole) * 1000n + BigInt(significant.padEnd(3, '0') || '0');
+  // Prices are answered as JSON numbers (GET /v1/models): keep them exact there.
+  if (nanos > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${where}: price ${text} is too large (at most about 9 billion USD per million tokens)`);
+  return nanos;
 }

@@ -58,12 +58,17 @@ describe('switchyard admin CLI', () => {
     const id = account.id as string;
 
     // Independent commands run at once on PostgreSQL; PGlite's data directory takes one process at a time.
-    const [created, entry, zeroCredit, missing] = await together(
+    const [created, entry, zeroCredit, missing, notANumber, tooLarge] = await together(
       () => cli('keys', 'create', id, '--name', 'ci'),
       () => cli('credit', id, '2500', '--reason', 'invoice 7'),
       () => cliFails('credit', id, '0', '--reason', 'nothing'),
       () => cliFails('balance', 'acct_missing'),
+      () => cliFails('credit', id, 'abc', '--reason', 'typo'),
+      // Above 2^53 - 1, the API could not answer the balance as a JSON number.
+      () => cliFails('credit', id, '9007199254740993', '--reason', 'too much'),
     );
+    expect(notANumber).toContain('<amount> must be a whole number of nanodollars');
+    expect(tooLarge).toContain('must be at most 9007199254740991');
     expect(created.key).toMatch(/^sk-sy-/);
     expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null });
     expect(entry).toMatchObject({ kind: 'credit', amount: '2500', balanceAfter: '7500', reason: 'invoice 7' });

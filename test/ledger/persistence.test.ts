@@ -28,4 +28,20 @@ describe('PGlite on disk', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('serves one process at a time: a second open fails with what to do, and closing frees the directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchyard-ledger-'));
+    try {
+      const first = await openLedger({ dataDir: dir });
+      const a = await first.createAccount('only', 100n);
+      // Each would otherwise start from the files as they are, and lose the other's writes.
+      await expect(openLedger({ dataDir: dir })).rejects.toThrow(/in use by another Switchyard process.*DATABASE_URL/s);
+      await first.close();
+      const second = await openLedger({ dataDir: dir });
+      expect(await second.getAccount(a.id)).toMatchObject({ balance: 100n });
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
