@@ -29,16 +29,18 @@ export const TOOL_PART_OVERHEAD_TOKENS = 3;
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  if (longRunEnd(text, 0) < 0) return countO200k(text, PLAIN);
+  const firstCut = longRunEnd(text, 0);
+  if (firstCut < 0) return countO200k(text, PLAIN);
   let n = 0;
-  for (const segment of boundedRuns(text)) n += countO200k(segment, PLAIN);
+  for (const segment of boundedRuns(text, firstCut)) n += countO200k(segment, PLAIN);
   return n;
 }
 
 export function encodeText(text: string): number[] {
   if (text.length === 0) return [];
-  if (longRunEnd(text, 0) < 0) return encode(text, PLAIN);
-  return [...boundedRuns(text)].flatMap((segment) => encode(segment, PLAIN));
+  const firstCut = longRunEnd(text, 0);
+  if (firstCut < 0) return encode(text, PLAIN);
+  return [...boundedRuns(text, firstCut)].flatMap((segment) => encode(segment, PLAIN));
 }
 
 /** Longest run of non-space characters the BPE sees whole. */
@@ -50,10 +52,11 @@ const MAX_RUN = 256;
  * runs (noise, base64, a padded string) is counted in segments cut after every MAX_RUN characters
  * of a run, which adds at most a token per cut and keeps counting linear (the same 64,000 letters:
  * 1 ms). Counting and encoding cut alike, so streamed pieces still add up to the count.
+ * `firstCut` is where the caller's scan found the first run to end, so the text is scanned once.
  */
-function* boundedRuns(text: string): Generator<string> {
+function* boundedRuns(text: string, firstCut: number): Generator<string> {
   let start = 0;
-  for (let end = longRunEnd(text, 0); end > 0; end = longRunEnd(text, end)) {
+  for (let end = firstCut; end > 0; end = longRunEnd(text, end)) {
     yield text.slice(start, end);
     start = end;
   }
