@@ -23,3 +23,9 @@ export interface Finish {
   /** Anthropic `stop_details` (`{type, category, explanation}`) and the like. */
   details?: Record<string, unknown>;
 }
+
+/** A refusal's explanation (Anthropic's `stop_details.explanation`, OpenAI's refusal text), if it gave one. */
+export function refusalExplanation(finish: Finish): string | undefined {
+  const explanation = finish.details?.explanation;
+  return finish.unified === 'refusal' && typeof explanation === 'string' ? explanation : undefined;
+}

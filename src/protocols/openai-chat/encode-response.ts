@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../ir/finish.js';
+import { refusalExplanation, type FinishReason } from '../../ir/finish.js';
 import type { ReasoningPart } from '../../ir/content.js';
 import type { Response } from '../../ir/response.js';
 import { inputTotal, type Usage } from '../../ir/usage.js';
@@ -59,8 +59,7 @@ export function encodeChatResponse(res: Response, meta: EncodeMeta): unknown {
       toolCalls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } });
     }
   }
-  const explanation = res.finish.details?.explanation;
-  const refusal = res.finish.unified === 'refusal' && typeof explanation === 'string' ? explanation : null;
+  const refusal = refusalExplanation(res.finish) ?? null;
   const message = {
     role: 'assistant',
     content: text,

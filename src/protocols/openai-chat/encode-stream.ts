@@ -1,3 +1,4 @@
+import { refusalExplanation } from '../../ir/finish.js';
 import type { StreamEvent } from '../../ir/stream.js';
 import type { StreamTranslator } from '../../ir/translator.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
@@ -110,8 +111,8 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         break;
       case 'finish': {
         // A refusal's explanation goes out as OpenAI streams it: `delta.refusal`.
-        const explanation = ev.finish.details?.explanation;
-        if (ev.finish.unified === 'refusal' && typeof explanation === 'string' && explanation) emit({ refusal: explanation });
+        const explanation = refusalExplanation(ev.finish);
+        if (explanation) emit({ refusal: explanation });
         emit({}, {}, chatFinishReason(ev.finish.unified));
         if (s.includeUsage) out.push(frame({ ...head(s), choices: [], usage: chatUsage(ev.usage) }));
         out.push(DONE);

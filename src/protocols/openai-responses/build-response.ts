@@ -29,12 +29,6 @@ export function statusOf(finish: Finish): { status: ResponseStatus; incomplete: 
   return { status: 'completed', incomplete: null };
 }
 
-/** A refusal's explanation, which Responses carries as a `refusal` content part. */
-export function refusalOf(finish: Finish): string | undefined {
-  const explanation = finish.details?.explanation;
-  return finish.unified === 'refusal' && typeof explanation === 'string' && explanation !== '' ? explanation : undefined;
-}
-
 /** `{encrypted_content}` when the reasoning carries something opaque (see reasoning-envelope.ts). */
 export function encryptedContentFor(r: ReasoningFacts): Json {
   const enc = encryptedContentOf(r);

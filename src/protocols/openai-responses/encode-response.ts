@@ -1,6 +1,6 @@
-import type { AssistantPart, Finish, Response } from '../../ir/index.js';
+import { refusalExplanation, type AssistantPart, type Finish, type Response } from '../../ir/index.js';
 import type { EncodeMeta } from '../types.js';
-import { buildResponse, encryptedContentFor, itemId, refusalOf, statusOf } from './build-response.js';
+import { buildResponse, encryptedContentFor, itemId, statusOf } from './build-response.js';
 
 type Json = Record<string, unknown>;
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -52,8 +52,8 @@ export function encodeOutput(content: AssistantPart[], meta: EncodeMeta, finish:
   }
   const last = out.at(-1);
   if (finish.unified === 'length' && last && last.type !== 'reasoning') out[out.length - 1] = { ...last, status: 'incomplete' };
-  const refusal = refusalOf(finish);
-  if (refusal !== undefined) out.push(refusalItem(itemId(meta, 'msg', out.length), 'completed', refusal));
+  const refusal = refusalExplanation(finish);
+  if (refusal) out.push(refusalItem(itemId(meta, 'msg', out.length), 'completed', refusal));
   return out;
 }
 

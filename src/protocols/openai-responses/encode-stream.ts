@@ -1,7 +1,7 @@
 import type { Attempt, Finish, GatewayError, ReasoningOrigin, StreamEvent, StreamTranslator, Usage } from '../../ir/index.js';
-import { GatewayError as GatewayErrorClass } from '../../ir/index.js';
+import { GatewayError as GatewayErrorClass, refusalExplanation } from '../../ir/index.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
-import { buildResponse, encryptedContentFor, itemId, refusalOf, statusOf, type ShellInput } from './build-response.js';
+import { buildResponse, encryptedContentFor, itemId, statusOf, type ShellInput } from './build-response.js';
 import { errorCode, errorType, responseErrorCode } from './encode-error.js';
 import { functionCallItem, messageItem, outputText, reasoningItem, refusalItem, refusalPart } from './encode-response.js';
 
@@ -188,8 +188,8 @@ function closeAll(s: ResponsesStreamState, emit: Emit): void {
 
 function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit): void {
   closeAll(s, emit);
-  const refusal = refusalOf(f);
-  if (refusal !== undefined) emitRefusal(s, refusal, emit);
+  const refusal = refusalExplanation(f);
+  if (refusal) emitRefusal(s, refusal, emit);
   s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
   const { status, incomplete } = statusOf(f);
   const response = shell(s, { status, usage, incomplete, error: null }, true);
