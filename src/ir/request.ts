@@ -21,6 +21,11 @@ export type ToolChoice =
   | { type: 'required'; allowed?: string[] }
   | { type: 'tool'; name: string };
 
+/** The tools a choice allows, when it limits them (`allowed_tools`); undefined: no limit. */
+export function allowedTools(choice: ToolChoice | undefined): string[] | undefined {
+  return choice?.type === 'auto' || choice?.type === 'required' ? choice.allowed : undefined;
+}
+
 export type ReasoningEffort = 'low' | 'medium' | 'high';
 
 /**

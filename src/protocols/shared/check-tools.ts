@@ -1,5 +1,5 @@
 import { invalid } from '../../ir/errors.js';
-import type { Tool, ToolChoice } from '../../ir/request.js';
+import { allowedTools, type Tool, type ToolChoice } from '../../ir/request.js';
 import { isRecord, type JsonObject } from './json.js';
 
 /**
@@ -31,7 +31,7 @@ export function checkTools(
   if (choice?.type === 'tool' && !seen.has(choice.name)) {
     throw invalid(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, choiceParam);
   }
-  const missing = choice?.type === 'auto' || choice?.type === 'required' ? choice.allowed?.find((name) => !seen.has(name)) : undefined;
+  const missing = allowedTools(choice)?.find((name) => !seen.has(name));
   if (missing !== undefined) throw invalid(`tool_choice allows ${JSON.stringify(missing)}, which is not among the tools`, 'tool_choice');
 }
 

@@ -1,4 +1,4 @@
-import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
+import { allowedTools, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { ANTHROPIC_KIND, DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
 import { type Json, isObject } from '../shared/read-json.js';
@@ -27,8 +27,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (system !== undefined) body.system = system;
   body.messages = encodeMessages(request.messages);
   // Anthropic has no allowed_tools: the tools a tool_choice does not allow are left out.
-  const choice = request.toolChoice;
-  const allowed = choice && choice.type !== 'none' && choice.type !== 'tool' ? choice.allowed : undefined;
+  const allowed = allowedTools(request.toolChoice);
   const functionTools = allowed ? request.tools.filter((t) => allowed.includes(t.name)) : request.tools;
   const tools = [...functionTools.map(encodeTool), ...asList(serverTools), ...asList(extTools)];
   if (tools.length > 0) {

@@ -8,7 +8,7 @@
  * called in parallel unless `parallelToolCalls` is false. A choice's `allowed` list limits all of
  * this to those tools.
  */
-import type { Request, Tool } from '../../ir/index.js';
+import { allowedTools, type Request, type Tool } from '../../ir/index.js';
 import type { Conversation } from './read-conversation.js';
 import { argsForSchema, type StringSource } from './schema-args.js';
 
@@ -29,7 +29,7 @@ const GENERIC = new Set([
 
 export function pickToolCalls(req: Request, conv: Conversation): PlannedCall[] {
   const choice = req.toolChoice ?? { type: 'auto' };
-  const allowed = choice.type === 'auto' || choice.type === 'required' ? choice.allowed : undefined;
+  const allowed = allowedTools(choice);
   const tools = allowed ? req.tools.filter((t) => allowed.includes(t.name)) : req.tools;
   if (tools.length === 0 || choice.type === 'none') return [];
   let chosen: Tool[];
