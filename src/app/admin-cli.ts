@@ -1,4 +1,4 @@
-import { ledgerOptionsFromEnv, openLedger, MONEY_UNIT, type Ledger } from '../ledger/index.js';
+import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type Ledger } from '../ledger/index.js';
 
 type Flags = { balance?: string; name?: string; account?: string; reason?: string };
 
@@ -51,11 +51,9 @@ function money(text: string, what: string, negativeAllowed: boolean): bigint {
   if (!/^-?\d+$/.test(text)) throw new Error(`${what} must be a whole number of ${MONEY_UNIT}, got ${JSON.stringify(text)}`);
   const v = BigInt(text);
   if (v < 0n && !negativeAllowed) throw new Error(`${what} must not be negative`);
-  if (v > MAX_AMOUNT || v < -MAX_AMOUNT) throw new Error(`${what} must be at most ${MAX_AMOUNT} ${MONEY_UNIT} in size`);
+  if (v > MAX_BALANCE || v < -MAX_BALANCE) throw new Error(`${what} must be at most ${MAX_BALANCE} ${MONEY_UNIT} in size`);
   return v;
 }
-
-const MAX_AMOUNT = BigInt(Number.MAX_SAFE_INTEGER);
 
 function fail(message: string): never {
   throw new Error(message);

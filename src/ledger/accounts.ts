@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database, AccountRow, JournalRow } from './schema.js';
-import type { Account, JournalEntry } from './types.js';
+import { MAX_BALANCE, MONEY_UNIT, type Account, type JournalEntry } from './types.js';
 import { newAccountId } from './ids.js';
 import { toAccount, toJournalEntry } from './rows.js';
 
@@ -39,7 +39,7 @@ export async function credit(
   const { rows } = await sql<JournalRow>`
     WITH a AS (
       UPDATE accounts SET balance = balance + ${amount}
-      WHERE id = ${accountId} AND balance + ${amount} >= held
+      WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}
       RETURNING id, balance
     )
     INSERT INTO journal (account_id, kind, amount, balance_after, reason)
@@ -49,6 +49,9 @@ export async function credit(
   // Diagnosis only: the statement above already decided.
   const account = await getAccount(db, accountId);
   if (!account) throw new GatewayError('not_found', `account ${accountId} not found`);
+  if (account.balance + amount > MAX_BALANCE) {
+    throw new GatewayError('invalid_request', `the balance would exceed ${MAX_BALANCE} ${MONEY_UNIT}`, { param: 'amount' });
+  }
   throw new GatewayError(
     'invalid_request',
     `a correction of ${amount} nanodollars would leave the balance (${account.balance}) below the held amount (${account.held})`,

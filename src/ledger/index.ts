@@ -5,7 +5,7 @@ export type { SettleResult } from './settle.js';
 export { costOf, holdAmount, requestHold } from './price.js';
 export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
-export { MONEY_UNIT } from './types.js';
+export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
   Account, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
   HoldRequest, SettleRequest,

@@ -3,6 +3,12 @@ import type { Usage } from '../ir/usage.js';
 /** Money is integer nanodollars (1e-9 USD). */
 export const MONEY_UNIT = 'nanodollars';
 
+/**
+ * The largest balance the ledger keeps: the API answers money as JSON numbers, exact up to 2^53 - 1
+ * (about 9 million USD), and a balance past that could never be shown again.
+ */
+export const MAX_BALANCE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export interface Account {
   id: string;
   name: string;

@@ -67,6 +67,14 @@ describe.each(dbTargets)('ledger on $name', (target) => {
     expect((await rejects(ledger.createKey('acct_nope'))).kind).toBe('not_found');
   });
 
+  it('refuses a credit that would take the balance past 2^53 - 1, in the statement itself', async () => {
+    const a = await ledger.createAccount('rich', BigInt(Number.MAX_SAFE_INTEGER) - 10n);
+    const e = await rejects(ledger.credit(a.id, 11n, 'one too many'));
+    expect([e.kind, e.param, e.message]).toEqual(['invalid_request', 'amount', `the balance would exceed ${Number.MAX_SAFE_INTEGER} nanodollars`]);
+    expect((await ledger.credit(a.id, 10n, 'exactly enough')).balanceAfter).toBe(BigInt(Number.MAX_SAFE_INTEGER));
+    expect(await ledger.ledgerEntries(a.id)).toHaveLength(2);
+  });
+
   it('credits, refuses a correction below the held amount, and keeps balance_after exact', async () => {
     const a = await ledger.createAccount('credit', 100n);
     await ledger.credit(a.id, 50n, 'top-up');
