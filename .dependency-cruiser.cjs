@@ -1,4 +1,4 @@
-/** Imports point down (STYLE.md rule 7): main -> app -> http -> handlers -> pipeline -> {routing, ledger} -> {protocols, providers} -> ir. */
+/** Imports point down (STYLE.md rule 7): main -> app -> http -> handlers -> pipeline -> {routing, ledger, limits} -> {protocols, providers} -> ir. */
 const layer = (name) => `^src/${name}/`;
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 
@@ -9,6 +9,7 @@ module.exports = {
     forbid('protocols-are-pure', layer('protocols'), '^src/(providers|pipeline|handlers|http|ledger|routing|app|config)/', 'protocols translate; they never reach providers or I/O'),
     forbid('providers-are-independent', layer('providers'), '^src/(protocols|pipeline|handlers|http|ledger|routing|app|config)/', 'providers never import protocols'),
     forbid('ledger-below-pipeline', layer('ledger'), '^src/(pipeline|handlers|http|protocols|providers|app)/', 'the ledger knows nothing of requests'),
+    forbid('limits-below-pipeline', layer('limits'), '^src/(pipeline|handlers|http|ledger|protocols|providers|routing|app|config)/', 'rate limits know keys and numbers, nothing of requests'),
     forbid('routing-below-pipeline', layer('routing'), '^src/(pipeline|handlers|http|ledger|protocols|app)/', ''),
     forbid('pipeline-below-handlers', layer('pipeline'), '^src/(handlers|http|app)/', ''),
     forbid('handlers-below-http', layer('handlers'), '^src/(http|app)/', 'handlers never touch Koa'),

@@ -139,7 +139,11 @@ export interface paths {
         delete: operations["adminRevokeKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an API key's name or rate limits
+         * @description Takes effect at once on this instance, and on the others within the key cache's minute (at once when Redis is configured).
+         */
+        patch: operations["adminUpdateKey"];
         trace?: never;
     };
     "/metrics": {
@@ -389,6 +393,8 @@ export interface components {
             prefix: string;
             created_at: string;
             revoked_at: string | null;
+            rpm_limit: number | null;
+            tpm_limit: number | null;
         };
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
@@ -912,6 +918,10 @@ export interface components {
         CreateKeyRequest: {
             account_id: components["schemas"]["LedgerText"];
             name?: components["schemas"]["LedgerText"];
+            /** @description No limit when absent or null. */
+            rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
+            /** @description No limit when absent or null. */
+            tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
         };
         /** @description Body of POST /v1/messages. Unknown fields (cache_control, output_config, container, mcp_servers, ...) are accepted and carried along. */
         CreateMessageRequest: {
@@ -987,6 +997,8 @@ export interface components {
             key: string;
             prefix: string;
             created_at: string;
+            rpm_limit: number | null;
+            tpm_limit: number | null;
         };
         /** @description Document block (PDF, plain text or custom content); the source is passed through. */
         DocumentBlock: {
@@ -1355,6 +1367,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * Format: int32
+         * @description Requests a key may make per minute: a token bucket that refills continuously (one request every 60/N seconds), shared by every instance when Redis is configured. Above it, 429 with `retry-after`.
+         */
+        RequestsPerMinute: number;
         /** @description Events that carry the whole response object. */
         ResponseCompletedEvent: {
             /**
@@ -2123,6 +2140,11 @@ export interface components {
         };
         /** @description `true`/`false` or a configuration object. */
         ThinkingParam: boolean | components["schemas"]["ThinkingConfig"];
+        /**
+         * Format: int32
+         * @description Tokens (input and output) a key may use per minute, refilling continuously. A request is admitted while the bucket is not empty and takes its input tokens at once, the rest when its usage is known. Above it, 429 with `retry-after`.
+         */
+        TokensPerMinute: number;
         /** @description The result of a tool call, sent in a user turn. */
         ToolResultBlock: {
             /**
@@ -2162,6 +2184,12 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        /** @description Body of PATCH /admin/keys/{key_id}: a field left out is left as it is; a null limit removes the limit. */
+        UpdateKeyRequest: {
+            name?: components["schemas"]["LedgerText"];
+            rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
+            tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
         };
         /** @description Image fetched from a URL. */
         UrlImageSource: {
@@ -3156,6 +3184,116 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <admin key>`. */
+                authorization?: string;
+            };
+            path: {
+                key_id: components["schemas"]["LedgerText"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKeyRequest"];
+            };
+        };
         responses: {
             /** @description The request has succeeded. */
             200: {

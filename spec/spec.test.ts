@@ -10,7 +10,7 @@ beforeAll(async () => {
 
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger',
-  'adminGetUsage', 'adminListKeys', 'adminRevokeKey', 'countMessageTokens', 'createChatCompletion',
+  'adminGetUsage', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getRoot',
   'headRoot', 'listModels',
 ];
@@ -39,7 +39,7 @@ describe('document', () => {
       for (const [method, op] of Object.entries(item)) {
         if (method === 'head') continue;
         const codes = Object.keys(op.responses);
-        const needed = ['400', '404', '405', '500', ...(method === 'post' ? ['413', '415'] : [])];
+        const needed = ['400', '404', '405', '500', ...(method === 'post' || method === 'patch' ? ['413', '415'] : [])];
         if (path.startsWith('/v1/')) needed.push('401');
         expect(codes, `${method} ${path}`).toEqual(expect.arrayContaining(needed));
       }

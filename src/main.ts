@@ -4,7 +4,8 @@
  *   switchyard serve [--demo]                      start the gateway (HOST, PORT, SWITCHYARD_CONFIG, ...)
  *   switchyard accounts create <name> [--balance N]
  *   switchyard accounts show <account_id>
- *   switchyard keys create <account_id> [--name N]
+ *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N]
+ *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
  *   switchyard credit <account_id> <amount> --reason <text>
@@ -22,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       account: { type: 'string' },
       reason: { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -45,7 +48,8 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
   switchyard serve [--demo]
   switchyard accounts create <name> [--balance <nanodollars>]
   switchyard accounts show <account_id>
-  switchyard keys create <account_id> [--name <name>]
+  switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>]
+  switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none]
   switchyard keys revoke <key_id>
   switchyard keys list [--account <account_id>]
   switchyard credit <account_id> <amount> --reason <text>
@@ -55,7 +59,8 @@ Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; bui
 when unset), DATABASE_URL (PostgreSQL; embedded PGlite in SWITCHYARD_DATA_DIR, default ./data, when
 unset), SWITCHYARD_DB_SCHEMA (PostgreSQL schema), SWITCHYARD_ADMIN_KEY (enables the admin API),
 SWITCHYARD_HOLD_TTL_MS (orphaned holds expire after it, default 15 min), SWITCHYARD_REAPER_INTERVAL_MS
-(how often expired holds are released, default 30 s), LOG_LEVEL. Money is integer nanodollars (1e-9 USD).
+(how often expired holds are released, default 30 s), REDIS_URL (key rate limits shared by every
+instance, and key changes announced to them; this process's memory when unset), LOG_LEVEL. Money is integer nanodollars (1e-9 USD).
 `;
 
 main(process.argv.slice(2)).then(

@@ -1,6 +1,6 @@
 import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type Ledger } from '../ledger/index.js';
 
-type Flags = { balance?: string; name?: string; account?: string; reason?: string };
+type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string };
 
 /** The admin CLI: the same ledger code the admin API uses, straight on the database. */
 export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
@@ -26,7 +26,12 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
     case 'accounts show':
       return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
     case 'keys create':
-      return ledger.createKey(need(c, '<account_id>'), flags.name);
+      return ledger.createKey(need(c, '<account_id>'), { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm') });
+    case 'keys update':
+      return (
+        (await ledger.updateKey(need(c, '<key_id>'), { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm') })) ??
+        fail(`no key ${c}`)
+      );
     case 'keys revoke':
       return (await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`);
     case 'keys list':
@@ -52,6 +57,15 @@ function money(text: string, what: string, negativeAllowed: boolean): bigint {
   const v = BigInt(text);
   if (v < 0n && !negativeAllowed) throw new Error(`${what} must not be negative`);
   if (v > MAX_BALANCE || v < -MAX_BALANCE) throw new Error(`${what} must be at most ${MAX_BALANCE} ${MONEY_UNIT} in size`);
+  return v;
+}
+
+/** A per-minute limit as the admin API takes it (1 to 2^31 - 1), `none` for no limit, absent to leave it. */
+function limit(text: string | undefined, what: string): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  const v = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(v >= 1 && v <= 2 ** 31 - 1)) throw new Error(`${what} must be a whole number from 1 to ${2 ** 31 - 1}, or none, got ${JSON.stringify(text)}`);
   return v;
 }
 

@@ -20,6 +20,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     dbSchema: db.schema,
     dataDir: db.dataDir,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
+    redisUrl: process.env.REDIS_URL || undefined,
     holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
     reaperIntervalMs: process.env.SWITCHYARD_REAPER_INTERVAL_MS ? Number(process.env.SWITCHYARD_REAPER_INTERVAL_MS) : undefined,
   });
@@ -44,7 +45,7 @@ async function printDemo(gateway: Gateway): Promise<void> {
   const existing = (await ledger.listKeys()).find((k) => k.name === 'demo');
   const account = existing ? await ledger.getAccount(existing.accountId) : await ledger.createAccount('demo', DEMO_BALANCE);
   if (!account) throw new Error('the demo account is missing');
-  const { key } = await ledger.createKey(account.id, 'demo');
+  const { key } = await ledger.createKey(account.id, { name: 'demo' });
   const model = gateway.catalog.models.has('local-sonnet') ? 'local-sonnet' : [...gateway.catalog.models.keys()][0];
   process.stdout.write(`
 Switchyard is ready.

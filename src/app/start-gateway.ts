@@ -8,6 +8,8 @@ import { answerClientError } from '../http/client-error.js';
 import { ApiDocument } from '../http/openapi-document.js';
 import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
+import { openRateLimiter, type RateLimiter } from '../limits/index.js';
+import { localKeyEvents, redisKeyEvents } from './key-events.js';
 import { providers } from '../providers/registry.js';
 import type { Catalog } from '../routing/catalog.js';
 
@@ -29,6 +31,10 @@ export interface GatewayOptions {
   reaperIntervalMs?: number;
   bodyLimitBytes?: number;
   logLevel?: string;
+  /** Where key rate limits are kept: Redis (shared by instances) when set, else this process. */
+  redisUrl?: string;
+  /** An already open limiter (tests that give several gateways one Redis prefix). */
+  limiter?: RateLimiter;
 }
 
 export interface Gateway {
@@ -46,6 +52,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const catalog = opts.catalog ?? (opts.configPath ? loadConfigFile(opts.configPath) : defaultCatalog());
   const ownsLedger = !opts.ledger;
   const ledger = opts.ledger ?? (await openLedger({ databaseUrl: opts.databaseUrl, schema: opts.dbSchema, dataDir: opts.dataDir, log }));
+  const ownsLimiter = !opts.limiter;
+  const limiter = opts.limiter ?? (await openRateLimiter({ redisUrl: opts.redisUrl, log }));
+  // Keys revoked or changed here are dropped from the other instances' key caches at once.
+  const keyEvents = opts.redisUrl
+    ? await redisKeyEvents(opts.redisUrl, (keyId) => ledger.forgetKey(keyId), (err) => log.warn({ err }, 'could not announce a key change'))
+    : localKeyEvents;
+  const stopAnnouncing = ledger.onKeyChanged((keyId) => keyEvents.changed(keyId));
   const holdTtlMs = opts.holdTtlMs ?? DEFAULT_HOLD_TTL_MS;
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
@@ -56,7 +69,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     adminKey: opts.adminKey,
     bodyLimitBytes: opts.bodyLimitBytes ?? 32 * 1024 * 1024,
     log,
-    pipeline: { catalog, ledger, providers, holdTtlMs, log, now: Date.now },
+    pipeline: { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now },
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -74,6 +87,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       stopReaper();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      stopAnnouncing();
+      await keyEvents.close();
+      if (ownsLimiter) await limiter.close();
       if (ownsLedger) await ledger.close();
     },
   };

@@ -12,7 +12,8 @@ import type { HandlerInput, HandlerResult } from './types.js';
 export async function handleCompletion(deps: PipelineDeps, input: HandlerInput): Promise<HandlerResult> {
   const protocol = input.protocol;
   const req = protocol.decodeRequest(input.body, input.headers);
-  const run = await startRun(deps, { requestId: input.requestId, accountId: input.auth!.accountId, keyId: input.auth!.keyId, signal: input.signal }, req);
+  const { accountId, keyId, limits } = input.auth!;
+  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, limits, signal: input.signal }, req);
   const meta: EncodeMeta = {
     requestId: input.requestId,
     created: Math.floor(deps.now() / 1000),
@@ -30,7 +31,7 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   try {
     // Known once the first attempt answered (encoders that report it read it from meta).
     meta.servedVariant = run.summary.servedVariant;
-    return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary), close };
+    return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary, protocol, deps.now()), close };
   } catch (e) {
     await close();
     throw e;
@@ -50,7 +51,7 @@ async function collect(run: Run, protocol: ProtocolAdapter<any>, meta: EncodeMet
     servedVariant: run.summary.servedVariant,
     created: Math.floor(deps.now() / 1000),
   };
-  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: hopHeaders(run.summary) };
+  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: hopHeaders(run.summary, protocol, deps.now()) };
 }
 
 async function* encodeStream(
@@ -82,9 +83,12 @@ async function* encodeStream(
 /** Longest `x-switchyard-warnings` value: warnings quote request text, and proxies cap headers. */
 const MAX_WARNINGS_HEADER = 2000;
 
-/** The hops so far, for both protocols (`x-switchyard-attempts: model=outcome, ...`). */
-function hopHeaders(summary: RunSummary): Record<string, string> {
-  const headers: Record<string, string> = {};
+/**
+ * The hops so far, for both protocols (`x-switchyard-attempts: model=outcome, ...`), and the key's
+ * rate limits in the protocol's own headers.
+ */
+function hopHeaders(summary: RunSummary, protocol: ProtocolAdapter<any>, nowMs: number): Record<string, string> {
+  const headers: Record<string, string> = summary.rateLimit ? protocol.rateLimitHeaders(summary.rateLimit, nowMs) : {};
   if (summary.attempts.length > 0) {
     headers['x-switchyard-attempts'] = summary.attempts.map((a) => `${a.model}=${a.outcome}`).join(', ');
   }

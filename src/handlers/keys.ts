@@ -1,5 +1,5 @@
 import { GatewayError } from '../ir/index.js';
-import type { Ledger } from '../ledger/index.js';
+import type { KeySettings, Ledger } from '../ledger/index.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
 type KeyRecord = Awaited<ReturnType<Ledger['listKeys']>>[number];
@@ -12,18 +12,32 @@ export function keyBody(k: KeyRecord) {
     prefix: k.prefix,
     created_at: k.createdAt.toISOString(),
     revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+    rpm_limit: k.rpmLimit,
+    tpm_limit: k.tpmLimit,
   };
+}
+
+/** The body's fields as ledger settings: absent stays absent (unchanged), null stays null (no limit). */
+function keySettings(body: { name?: string; rpm_limit?: number | null; tpm_limit?: number | null }): KeySettings {
+  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit };
 }
 
 /** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */
 export async function createKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const { key, record } = await ledger.createKey(input.body.account_id, input.body.name);
+  const { key, record } = await ledger.createKey(input.body.account_id, keySettings(input.body));
   return { kind: 'json', status: 201, body: { ...keyBody(record), key } };
 }
 
 export async function listKeys(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   const accountId = typeof input.query.account_id === 'string' ? input.query.account_id : undefined;
   return { kind: 'json', status: 200, body: { data: (await ledger.listKeys(accountId)).map(keyBody) } };
+}
+
+/** PATCH /admin/keys/{key_id}: new limits apply to the key's next request. */
+export async function updateKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const record = await ledger.updateKey(input.params.key_id, keySettings(input.body));
+  if (!record) throw new GatewayError('not_found', `key "${input.params.key_id}" does not exist`, { param: 'key_id' });
+  return { kind: 'json', status: 200, body: keyBody(record) };
 }
 
 export async function revokeKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {

@@ -1,3 +1,4 @@
+import type { KeyAuth } from '../ledger/index.js';
 import type { SseFrame, HeaderBag, ProtocolAdapter } from '../protocols/types.js';
 
 /** Everything a handler gets from the HTTP layer: plain data, no framework objects. */
@@ -10,7 +11,7 @@ export interface HandlerInput {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** The authenticated caller (client API routes). */
-  auth?: { accountId: string; keyId: string };
+  auth?: KeyAuth;
   /** The protocol whose shapes this route speaks (errors are rendered with it). */
   protocol: ProtocolAdapter<any>;
 }

@@ -91,7 +91,7 @@ export function createApp(opts: AppOptions): Koa<State> {
   for (const route of opts.api.routes) {
     const spec = table[route.operationId];
     if (!spec) throw new Error(`no handler for operation ${route.operationId}`);
-    const method = route.method as 'get' | 'post' | 'delete' | 'head';
+    const method = route.method as 'get' | 'post' | 'patch' | 'delete' | 'head';
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
@@ -112,7 +112,8 @@ export function createApp(opts: AppOptions): Koa<State> {
 
 async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: string, spec: RouteSpec, opts: AppOptions): Promise<HandlerInput> {
   const headers = ctx.headers as Record<string, string | undefined>;
-  if (ctx.method === 'POST' && ctx.request.length !== 0 && !ctx.is('application/json')) {
+  const hasBody = ctx.method === 'POST' || ctx.method === 'PATCH';
+  if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
     throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
   }
   // Checked early (before auth) on the Anthropic routes only; elsewhere an operation that declares
@@ -125,7 +126,7 @@ async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: s
   const body = (ctx.request as any).body;
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new GatewayError('invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const params = (ctx as any).params ?? {};
-  opts.api.validate(operationId, { body: ctx.method === 'POST' ? body : undefined, params, query: ctx.query, headers });
+  opts.api.validate(operationId, { body: hasBody ? body : undefined, params, query: ctx.query, headers });
   const abort = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) abort.abort();
@@ -210,5 +211,6 @@ function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAda
   const rendered = protocol.encodeError(err, ctx.state.requestId);
   ctx.status = rendered.status;
   for (const [k, v] of Object.entries(rendered.headers)) ctx.set(k, v);
+  if (err.rateLimit) for (const [k, v] of Object.entries(protocol.rateLimitHeaders(err.rateLimit, Date.now()))) ctx.set(k, v);
   ctx.body = rendered.body;
 }

@@ -52,6 +52,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminGetUsage: { handler: (i) => accounts.getUsage(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminCreateKey: { handler: (i) => keys.createKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminListKeys: { handler: (i) => keys.listKeys(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminUpdateKey: { handler: (i) => keys.updateKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
     getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },

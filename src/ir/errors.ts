@@ -1,3 +1,5 @@
+import type { RateLimitStatus } from './rate-limit.js';
+
 /**
  * Errors are typed values. Each protocol renders a GatewayError in its own shape in one place
  * (`protocols/<name>/encode-error.ts`): an HTTP body before the first byte, an in-stream error
@@ -51,6 +53,8 @@ export interface GatewayErrorInit {
   status?: number;
   /** Extra fields for the error body (e.g. available balance). */
   details?: Record<string, unknown>;
+  /** The caller's rate limits, for the rate-limit headers of a 429 the gateway itself refused. */
+  rateLimit?: RateLimitStatus;
   cause?: unknown;
 }
 
@@ -62,6 +66,7 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   readonly retryAfter?: number;
   readonly details?: Record<string, unknown>;
+  readonly rateLimit?: RateLimitStatus;
 
   constructor(kind: ErrorKind, message: string, init: GatewayErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -73,6 +78,7 @@ export class GatewayError extends Error {
     this.retryable = init.retryable ?? false;
     this.retryAfter = init.retryAfter;
     this.details = init.details;
+    this.rateLimit = init.rateLimit;
   }
 }
 

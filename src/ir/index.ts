@@ -7,3 +7,4 @@ export * from './errors.js';
 export * from './response.js';
 export * from './translator.js';
 export * from './collect.js';
+export * from './rate-limit.js';

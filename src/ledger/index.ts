@@ -2,11 +2,12 @@
 export { openLedger, ledgerOptionsFromEnv, Ledger, DEFAULT_HOLD_TTL_MS } from './ledger.js';
 export type { LedgerOptions, LedgerLog } from './ledger.js';
 export type { SettleResult } from './settle.js';
+export type { KeySettings } from './keys.js';
 export { costOf, holdAmount, requestHold } from './price.js';
 export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
-  Account, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
+  Account, KeyAuth, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
   HoldRequest, SettleRequest,
 } from './types.js';

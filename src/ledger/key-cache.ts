@@ -1,7 +1,8 @@
-/** A verified key: whose it is and until when the cache may answer for it without the database. */
+import type { KeyAuth } from './types.js';
+
+/** A verified key and until when the cache may answer for it without the database. */
 interface Entry {
-  accountId: string;
-  keyId: string;
+  auth: KeyAuth;
   expiresAt: number;
 }
 
@@ -28,24 +29,24 @@ export class KeyCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(hash: string): { accountId: string; keyId: string } | undefined {
+  get(hash: string): KeyAuth | undefined {
     const e = this.entries.get(hash);
     if (!e) return undefined;
     if (e.expiresAt <= this.now()) {
       this.entries.delete(hash);
       return undefined;
     }
-    return { accountId: e.accountId, keyId: e.keyId };
+    return e.auth;
   }
 
-  set(hash: string, auth: { accountId: string; keyId: string }): void {
+  set(hash: string, auth: KeyAuth): void {
     this.entries.delete(hash);
     if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { ...auth, expiresAt: this.now() + this.opts.ttlMs });
+    this.entries.set(hash, { auth, expiresAt: this.now() + this.opts.ttlMs });
   }
 
-  /** Forgets a key (revoked here, or refused by a hold). */
+  /** Forgets a key (revoked or changed, or refused by a hold). */
   evictKeyId(keyId: string): void {
-    for (const [hash, e] of this.entries) if (e.keyId === keyId) this.entries.delete(hash);
+    for (const [hash, e] of this.entries) if (e.auth.keyId === keyId) this.entries.delete(hash);
   }
 }

@@ -1,22 +1,37 @@
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
-import type { KeyRecord } from './types.js';
+import type { KeyAuth, KeyRecord } from './types.js';
 import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
+
+/** What a key is issued with, or changed to: a null limit is no limit. */
+export interface KeySettings {
+  name?: string;
+  rpmLimit?: number | null;
+  tpmLimit?: number | null;
+}
 
 /** Issues a key; only its sha256 is stored, so the raw key is returned exactly once. */
 export async function createKey(
   db: Kysely<Database>,
   accountId: string,
-  name = '',
+  settings: KeySettings = {},
 ): Promise<{ key: string; record: KeyRecord }> {
   const key = newApiKey();
   try {
     const row = await db
       .insertInto('api_keys')
-      .values({ id: newKeyId(), account_id: accountId, name, prefix: key.slice(0, KEY_DISPLAY_CHARS), hash: hashKey(key) })
+      .values({
+        id: newKeyId(),
+        account_id: accountId,
+        name: settings.name ?? '',
+        prefix: key.slice(0, KEY_DISPLAY_CHARS),
+        hash: hashKey(key),
+        rpm_limit: settings.rpmLimit ?? null,
+        tpm_limit: settings.tpmLimit ?? null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { key, record: toKeyRecord(row) };
@@ -45,14 +60,33 @@ export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<Ke
   return row && toKeyRecord(row);
 }
 
+/** Changes a key's name or limits (a field left out is left as it is); undefined when unknown. */
+export async function updateKey(db: Kysely<Database>, keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+  const changes = {
+    ...(settings.name !== undefined && { name: settings.name }),
+    ...(settings.rpmLimit !== undefined && { rpm_limit: settings.rpmLimit }),
+    ...(settings.tpmLimit !== undefined && { tpm_limit: settings.tpmLimit }),
+  };
+  const q = Object.keys(changes).length
+    ? db.updateTable('api_keys').set(changes).where('id', '=', keyId).returningAll()
+    : db.selectFrom('api_keys').selectAll().where('id', '=', keyId);
+  const row = await q.executeTakeFirst();
+  return row && toKeyRecord(row);
+}
+
 /** Looks a key up by its hash (see hashKey); undefined when unknown or revoked. */
-export async function authenticate(
-  db: Kysely<Database>,
-  keyHash: string,
-): Promise<{ accountId: string; keyId: string } | undefined> {
+export async function authenticate(db: Kysely<Database>, keyHash: string): Promise<KeyAuth | undefined> {
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
-  const { rows } = await sql<{ id: string; account_id: string }>`/* prepared:authenticate-key */
-    SELECT id, account_id FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
+  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null }>`/* prepared:authenticate-key */
+    SELECT id, account_id, rpm_limit, tpm_limit FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
   const row = rows[0];
-  return row && { accountId: row.account_id, keyId: row.id };
+  if (!row) return undefined;
+  const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };
+  if (row.rpm_limit !== null || row.tpm_limit !== null) {
+    auth.limits = {
+      ...(row.rpm_limit !== null && { requestsPerMinute: row.rpm_limit }),
+      ...(row.tpm_limit !== null && { tokensPerMinute: row.tpm_limit }),
+    };
+  }
+  return auth;
 }

@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
-  Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageRecord, UsageRecordInput,
+  KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import { createAccount, credit, getAccount } from './accounts.js';
-import { authenticate, createKey, listKeys, revokeKey } from './keys.js';
+import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
 import { KeyCache } from './key-cache.js';
 import { HoldForecast } from './hold-forecast.js';
@@ -70,6 +70,7 @@ export class Ledger {
   private readonly forecast: HoldForecast;
   private readonly holds: GroupCommit<HoldRequest, bigint>;
   private readonly settles: GroupCommit<SettleRequest, SettleResult>;
+  private readonly keyListeners = new Set<(keyId: string) => void>();
 
   constructor(
     /** Exposed for tests and admin tooling; everything else goes through the methods. */
@@ -111,19 +112,40 @@ export class Ledger {
     await this.settled();
     return getAccount(this.db, id);
   }
-  createKey(accountId: string, name?: string): Promise<{ key: string; record: KeyRecord }> {
-    return createKey(this.db, accountId, name);
+  createKey(accountId: string, settings?: KeySettings): Promise<{ key: string; record: KeyRecord }> {
+    return createKey(this.db, accountId, settings);
   }
   listKeys(accountId?: string): Promise<KeyRecord[]> {
     return listKeys(this.db, accountId);
   }
   async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
     const record = await revokeKey(this.db, keyId);
-    this.keys.evictKeyId(keyId);
+    this.keyChanged(keyId);
     return record;
   }
+  async updateKey(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+    const record = await updateKey(this.db, keyId, settings);
+    this.keyChanged(keyId);
+    return record;
+  }
+  /**
+   * Calls `listener` with the id of every key revoked or changed through this ledger, so other
+   * instances can be told (see app/key-events.ts). Returns the way to stop.
+   */
+  onKeyChanged(listener: (keyId: string) => void): () => void {
+    this.keyListeners.add(listener);
+    return () => this.keyListeners.delete(listener);
+  }
+  /** Drops a key changed elsewhere (by another instance) from this instance's cache. */
+  forgetKey(keyId: string): void {
+    this.keys.evictKeyId(keyId);
+  }
+  private keyChanged(keyId: string): void {
+    this.keys.evictKeyId(keyId);
+    for (const listener of this.keyListeners) listener(keyId);
+  }
   /** Verified keys are cached (see KeyCache); holds re-check revocation, so money never trusts the cache. */
-  async authenticate(rawKey: string): Promise<{ accountId: string; keyId: string } | undefined> {
+  async authenticate(rawKey: string): Promise<KeyAuth | undefined> {
     if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
     const hash = hashKey(rawKey);
     const cached = this.keys.get(hash);

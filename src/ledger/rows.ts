@@ -23,6 +23,8 @@ export function toKeyRecord(r: ApiKeyRow): KeyRecord {
     prefix: r.prefix,
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
+    rpmLimit: r.rpm_limit,
+    tpmLimit: r.tpm_limit,
   };
 }
 

@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   hash: string;
   created_at: Timestamp;
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  rpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  tpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type HoldStatus = 'pending' | 'settled' | 'released' | 'expired';

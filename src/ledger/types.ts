@@ -1,3 +1,4 @@
+import type { KeyLimits } from '../limits/types.js';
 import type { Usage } from '../ir/usage.js';
 
 /** Money is integer nanodollars (1e-9 USD). */
@@ -27,6 +28,17 @@ export interface KeyRecord {
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Requests per minute; null is no limit. */
+  rpmLimit: number | null;
+  /** Tokens (input and output) per minute; null is no limit. */
+  tpmLimit: number | null;
+}
+
+/** Who a verified key belongs to, and its rate limits (absent when it has none). */
+export interface KeyAuth {
+  accountId: string;
+  keyId: string;
+  limits?: KeyLimits;
 }
 
 export type JournalKind = 'credit' | 'capture';

@@ -2,11 +2,13 @@ import {
   addUsage,
   emptyUsage,
   GatewayError,
+  inputTotal,
   type Attempt,
   type Request,
   type StreamEvent,
 } from '../ir/index.js';
 import { costOf, requestHold, type Charge } from '../ledger/index.js';
+import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
   ANTHROPIC_MIN_BUDGET,
   nextStep,
@@ -47,8 +49,12 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       { param: 'messages', code: 'context_length_exceeded' },
     );
   }
-  const amount = requestHold(inputTokens, candidates);
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
+  // Before the hold: a request over its key's limits costs nothing and takes no hold.
+  const admitted = ctx.limits ? await deps.limiter.admit(ctx.keyId, ctx.limits, inputTokens) : undefined;
+  if (admitted && !admitted.allowed) throw rateLimitError(admitted);
+  summary.rateLimit = admitted;
+  const amount = requestHold(inputTokens, candidates);
   // An account this instance expects to afford the hold gets its first upstream call started
   // while the hold commits. Nothing reaches the client before the hold is placed; a refused hold
   // cancels the call, and the client gets the refusal and is charged nothing.
@@ -60,6 +66,8 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       metrics.earlyUpstreamCalls.inc({ hold: 'refused' });
       await early.cancel();
     }
+    // Nothing ran: the input tokens taken from the key's bucket go back.
+    if (admitted) deps.limiter.correct(ctx.keyId, ctx.limits, -inputTokens);
     throw e;
   }
   if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
@@ -201,6 +209,19 @@ async function* runAttempts(
   }
 }
 
+/** A 429 naming the limit that refused, with when to come back. */
+function rateLimitError(d: LimitDecision): GatewayError {
+  const by = refusedBy(d);
+  const bucket = by === 'requests' ? d.requests! : d.tokens!;
+  const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+  const what = by === 'requests' ? 'requests per minute (RPM)' : 'tokens per minute (TPM)';
+  return new GatewayError('rate_limit', `Rate limit reached for ${what} on this key: limit ${bucket.limit}. Please try again in ${seconds}s.`, {
+    code: 'rate_limit_exceeded',
+    retryAfter: seconds,
+    rateLimit: { requests: d.requests, tokens: d.tokens },
+  });
+}
+
 function recordMetrics(summary: RunSummary, charges: Charge[]): void {
   for (const a of summary.attempts) metrics.attempts.inc({ model: a.model, outcome: a.outcome });
   for (const c of charges) {
@@ -287,6 +308,8 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
   summary.usage = charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage());
   summary.cost = charges.reduce((acc, c) => acc + c.cost, 0n);
   recordMetrics(summary, charges);
+  // The key's token bucket took the input estimate at admission; now it gets what was really used.
+  if (summary.rateLimit) deps.limiter.correct(ctx.keyId, ctx.limits, inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens);
   try {
     await deps.ledger.settle({
       requestId: ctx.requestId,

@@ -1,5 +1,6 @@
-import type { Attempt, Usage } from '../ir/index.js';
+import type { Attempt, RateLimitStatus, Usage } from '../ir/index.js';
 import type { Ledger } from '../ledger/index.js';
+import type { KeyLimits, RateLimiter } from '../limits/index.js';
 import type { Provider, ProviderType } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
 
@@ -18,6 +19,8 @@ export interface PipelineDeps {
   catalog: Catalog;
   ledger: LedgerPort;
   providers: Partial<Record<ProviderType, Provider>>;
+  /** Per-key rate limits, checked before the hold. */
+  limiter: Pick<RateLimiter, 'admit' | 'correct'>;
   holdTtlMs: number;
   log: Logger;
   /** Injected clock (ms), so tests can control it. */
@@ -29,6 +32,8 @@ export interface CallContext {
   requestId: string;
   accountId: string;
   keyId: string;
+  /** The key's rate limits, when it has any. */
+  limits?: KeyLimits;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
 }
@@ -44,4 +49,6 @@ export interface RunSummary {
   status?: RunStatus;
   /** Request features the upstream did not get (hosted tools on a non-Responses upstream, ...). */
   warnings?: string[];
+  /** The key's rate limits after this request was admitted (absent when it has none). */
+  rateLimit?: RateLimitStatus;
 }

@@ -1,4 +1,4 @@
-import type { ClientProtocol, GatewayError, Request, Response, StreamEvent, StreamTranslator } from '../ir/index.js';
+import type { ClientProtocol, GatewayError, RateLimitStatus, Request, Response, StreamEvent, StreamTranslator } from '../ir/index.js';
 
 /** One server-sent event. `data` is the payload text (JSON or `[DONE]`); the SSE writer frames it. */
 export interface SseFrame {
@@ -47,4 +47,6 @@ export interface ProtocolAdapter<S = unknown> {
   stream: StreamTranslator<S, StreamEvent, SseFrame>;
   /** The error as an HTTP response (before the first byte). */
   encodeError(err: GatewayError, requestId: string): ErrorBody;
+  /** The calling key's rate limits in this protocol's headers (`nowMs` for absolute reset times). */
+  rateLimitHeaders(status: RateLimitStatus, nowMs: number): Record<string, string>;
 }

@@ -49,3 +49,16 @@ export const earlyUpstreamCalls = new Counter({
   labelNames: ['hold'] as const,
   registers: [metricsRegistry],
 });
+
+export const rateLimited = new Counter({
+  name: 'switchyard_rate_limited_total',
+  help: 'Requests refused by a key rate limit, by the limit that refused (requests or tokens).',
+  labelNames: ['limit'] as const,
+  registers: [metricsRegistry],
+});
+
+export const rateLimitStoreErrors = new Counter({
+  name: 'switchyard_rate_limit_store_errors_total',
+  help: 'Rate-limit checks that could not reach the store (Redis); such requests are admitted.',
+  registers: [metricsRegistry],
+});

@@ -48,7 +48,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
   // Admin operations act on their own accounts and keys, so the client account keeps its key and money.
   const accounts = [await gw.newAccount(1_000_000_000n, 'admin-a'), await gw.newAccount(0n, 'admin-b')];
   const keyIds: string[] = [];
-  for (const a of accounts) for (let i = 0; i < 3; i++) keyIds.push((await gw.ledger.createKey(a.accountId, `k${i}`)).record.id);
+  for (const a of accounts) for (let i = 0; i < 3; i++) keyIds.push((await gw.ledger.createKey(a.accountId, { name: `k${i}` })).record.id);
   const models = [...catalog.models.keys(), ...catalog.aliases.keys()];
   const ctx: FuzzContext = {
     contract: await loadContract(),

@@ -58,19 +58,23 @@ describe('switchyard admin CLI', () => {
     const id = account.id as string;
 
     // Independent commands run at once on PostgreSQL; PGlite's data directory takes one process at a time.
-    const [created, entry, zeroCredit, missing, notANumber, tooLarge] = await together(
-      () => cli('keys', 'create', id, '--name', 'ci'),
+    const [created, entry, zeroCredit, missing, notANumber, tooLarge, badLimit] = await together(
+      () => cli('keys', 'create', id, '--name', 'ci', '--rpm', '60'),
       () => cli('credit', id, '2500', '--reason', 'invoice 7'),
       () => cliFails('credit', id, '0', '--reason', 'nothing'),
       () => cliFails('balance', 'acct_missing'),
       () => cliFails('credit', id, 'abc', '--reason', 'typo'),
       // Above 2^53 - 1, the API could not answer the balance as a JSON number.
       () => cliFails('credit', id, '9007199254740993', '--reason', 'too much'),
+      () => cliFails('keys', 'create', id, '--tpm', '0'),
     );
+    expect(badLimit).toContain('--tpm must be a whole number from 1');
     expect(notANumber).toContain('<amount> must be a whole number of nanodollars');
     expect(tooLarge).toContain('must be at most 9007199254740991');
     expect(created.key).toMatch(/^sk-sy-/);
-    expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null });
+    expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null, rpmLimit: 60, tpmLimit: null });
+    const limited = await cli('keys', 'update', created.record.id, '--rpm', 'none', '--tpm', '100000');
+    expect(limited).toMatchObject({ rpmLimit: null, tpmLimit: 100000 });
     expect(entry).toMatchObject({ kind: 'credit', amount: '2500', balanceAfter: '7500', reason: 'invoice 7' });
     expect(zeroCredit).toContain('must not be zero');
     expect(missing).toContain('no account acct_missing');

@@ -42,7 +42,7 @@ describe.each(dbTargets)('ledger on $name', (target) => {
 
   it('stores keys hashed, authenticates, and refuses revoked or unknown keys', async () => {
     const a = await ledger.createAccount('keys', 0n);
-    const { key, record: k } = await ledger.createKey(a.id, 'ci');
+    const { key, record: k } = await ledger.createKey(a.id, { name: 'ci' });
     expect(key).toMatch(/^sk-sy-[0-9A-Za-z]{43}$/);
     expect(k).toMatchObject({ accountId: a.id, name: 'ci', prefix: key.slice(0, 12), revokedAt: null });
     expect(await ledger.authenticate(key)).toEqual({ accountId: a.id, keyId: k.id });

@@ -50,7 +50,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const gateway = await startGateway({ logLevel: 'silent', ...opts, catalog, port: 0, ledger: db.ledger, adminKey: ADMIN_KEY });
   const newAccount = async (balance = 100_000_000_000n, name = 'test') => {
     const account = await db.ledger.createAccount(name, balance);
-    const { key } = await db.ledger.createKey(account.id, name);
+    const { key } = await db.ledger.createKey(account.id, { name });
     return { accountId: account.id, key };
   };
   const first = await newAccount(opts.balance);

@@ -44,12 +44,14 @@ function mutations(ctx: FuzzContext, op: Operation, limits: SizedLimits): Record
   const declared = op.parameters.some((p) => p.name === 'anthropic-version' && p.schema.pattern);
   out.badVersionHeader = (r, pick) => ({ ...r, headers: { ...r.headers, 'anthropic-version': keyAt(['2023-6-1', 'latest', ' ', '2023-06-01T00:00'], pick)! }, expect: declared ? [400] : undefined });
   if (!op.body) return out;
-  out.dropRequired = (r, pick) => {
-    const body = bodyOf(r);
-    const key = keyAt(required, pick);
-    if (key) delete body[key];
-    return { ...r, body, expect: [400] };
-  };
+  // A body with no required field (a PATCH) has nothing to drop.
+  if (required.length) {
+    out.dropRequired = (r, pick) => {
+      const body = bodyOf(r);
+      delete body[keyAt(required, pick)!];
+      return { ...r, body, expect: [400] };
+    };
+  }
   out.wrongType = (r, pick) => {
     const body = bodyOf(r);
     const key = keyAt(props, pick)!;

@@ -1,3 +1,4 @@
+import { anthropicRateLimitHeaders } from './rate-limit-headers.js';
 import type { ProtocolAdapter } from '../types.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { encodeMessagesError } from './encode-error.js';
@@ -14,4 +15,5 @@ export const anthropicMessages: ProtocolAdapter<MessagesStreamState> = {
   initStream: initMessagesStream,
   stream: messagesStream,
   encodeError: encodeMessagesError,
+  rateLimitHeaders: anthropicRateLimitHeaders,
 };

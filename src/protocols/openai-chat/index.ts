@@ -1,3 +1,4 @@
+import { openAIRateLimitHeaders } from '../shared/openai-rate-limit-headers.js';
 import type { ProtocolAdapter } from '../types.js';
 import { decodeChatRequest } from './decode-request.js';
 import { encodeChatError } from './encode-error.js';
@@ -14,4 +15,5 @@ export const openaiChat: ProtocolAdapter<ChatStreamState> = {
   initStream: initChatStream,
   stream: chatStream,
   encodeError: encodeChatError,
+  rateLimitHeaders: openAIRateLimitHeaders,
 };

@@ -1,3 +1,4 @@
+import { openAIRateLimitHeaders } from '../shared/openai-rate-limit-headers.js';
 import type { ProtocolAdapter } from '../types.js';
 import { decodeRequest } from './decode-request.js';
 import { encodeError } from './encode-error.js';
@@ -12,6 +13,7 @@ export const openaiResponses: ProtocolAdapter<ResponsesStreamState> = {
   initStream,
   stream,
   encodeError,
+  rateLimitHeaders: openAIRateLimitHeaders,
 };
 
 export type { ResponsesStreamState };
