@@ -80,7 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an account's ledger, newest first */
+        /** Read an account's ledger, newest first, a page at a time */
         get: operations["adminGetLedger"];
         put?: never;
         post?: never;
@@ -97,7 +97,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an account's usage records, newest first */
+        /** Read an account's usage records, newest first, a page at a time */
         get: operations["adminGetUsage"];
         put?: never;
         post?: never;
@@ -1117,8 +1117,13 @@ export interface components {
         };
         /** @description Kind of ledger entry: `credit` (top-up or correction, with a reason) or `capture` (what a request was charged, one line per attempt). Holds are not journaled: they change `held`, never the balance. Open: new kinds may appear. */
         LedgerEntryKind: string | ("credit" | "capture");
+        /** @description Newest first. Pass `last_id` as `before_id` for the next, older page. */
         LedgerPage: {
             data: components["schemas"]["LedgerEntry"][];
+            /** @description Older entries remain. */
+            has_more: boolean;
+            first_id: number | null;
+            last_id: number | null;
         };
         /** @description Text the ledger stores: PostgreSQL text cannot hold the NUL character, so it is refused here with a 400. */
         LedgerText: string;
@@ -2202,8 +2207,13 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Newest first. Pass `last_id` as `before_id` for the next, older page. */
         UsagePage: {
             data: components["schemas"]["UsageRecord"][];
+            /** @description Older records remain. */
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
         };
         /** @description One served (or failed) request. */
         UsageRecord: {
@@ -2745,6 +2755,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Only entries older than this journal id: the previous page's `last_id`. */
+                before_id?: number;
             };
             header?: {
                 /** @description `Bearer <admin key>`. */
@@ -2853,6 +2865,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Only records older than this one (a request id): the previous page's `last_id`. */
+                before_id?: components["schemas"]["LedgerText"];
             };
             header?: {
                 /** @description `Bearer <admin key>`. */

@@ -100,30 +100,45 @@ function limitOf(input: HandlerInput): number {
 
 export async function getLedger(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
-  const entries = await ledger.ledgerEntries(input.params.account_id, limitOf(input));
-  return { kind: 'json', status: 200, body: { data: entries.map(journalBody) } };
+  const limit = limitOf(input);
+  // Validated as an integer ≥ 1 (the validator may have coerced it to a number already).
+  const raw: unknown = input.query.before_id;
+  const before = typeof raw === 'number' || typeof raw === 'string' ? BigInt(raw) : undefined;
+  const entries = await ledger.ledgerEntries(input.params.account_id, limit + 1, before);
+  return { kind: 'json', status: 200, body: page(entries.map(journalBody), limit, (e) => e.id) };
 }
 
 export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
-  const records = await ledger.usageRecords(input.params.account_id, limitOf(input));
+  const limit = limitOf(input);
+  const before = typeof input.query.before_id === 'string' ? input.query.before_id : undefined;
+  const records = await ledger.usageRecords(input.params.account_id, limit + 1, before);
+  const data = records.map((r) => ({
+    request_id: r.requestId,
+    account_id: r.accountId,
+    model_requested: r.modelRequested,
+    model_served: r.modelServed ?? null,
+    attempts: r.attempts,
+    ...tokenFields(r.tokens),
+    cost: toJsonNumber(r.cost),
+    unit: MONEY_UNIT,
+    latency_ms: toJsonNumber(r.latencyMs),
+    status: r.status,
+    created_at: r.createdAt.toISOString(),
+  }));
+  return { kind: 'json', status: 200, body: page(data, limit, (r) => r.request_id) };
+}
+
+/**
+ * A page of a newest-first list, read with one row more than `limit` to know whether older rows
+ * remain. `last_id` is the cursor for the next page (`before_id`), as in OpenAI's and Anthropic's lists.
+ */
+function page<T, Id>(rows: T[], limit: number, idOf: (row: T) => Id) {
+  const data = rows.slice(0, limit);
   return {
-    kind: 'json',
-    status: 200,
-    body: {
-      data: records.map((r) => ({
-        request_id: r.requestId,
-        account_id: r.accountId,
-        model_requested: r.modelRequested,
-        model_served: r.modelServed ?? null,
-        attempts: r.attempts,
-        ...tokenFields(r.tokens),
-        cost: toJsonNumber(r.cost),
-        unit: MONEY_UNIT,
-        latency_ms: toJsonNumber(r.latencyMs),
-        status: r.status,
-        created_at: r.createdAt.toISOString(),
-      })),
-    },
+    data,
+    has_more: rows.length > limit,
+    first_id: data.length ? idOf(data[0]) : null,
+    last_id: data.length ? idOf(data[data.length - 1]) : null,
   };
 }

@@ -60,11 +60,9 @@ export function createApp(opts: AppOptions): Koa<State> {
     const endTimer = metrics.httpDuration.startTimer();
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
-        throw new GatewayError('not_found', `no route for ${ctx.method} ${ctx.path}`);
-      }
+      if (ctx.body == null && ctx.respond !== false) unrouted(ctx);
     } catch (e) {
-      renderError(ctx, ctx.state.protocol, httpError(e), opts.log);
+      renderError(ctx, ctx.state.protocol, toGatewayError(e), opts.log);
     }
     const operation = ctx.state.operationId ?? 'unrouted';
     endTimer({ operation });
@@ -100,14 +98,17 @@ export function createApp(opts: AppOptions): Koa<State> {
     });
   }
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new GatewayError('method_not_allowed', 'this method is not allowed on this path'),
-      notImplemented: () => new GatewayError('method_not_allowed', 'this method is not supported'),
-    }),
-  );
+  // Answers 405 (and 501) with an `Allow` header and no body; `unrouted` renders the body.
+  app.use(router.allowedMethods());
   return app;
+}
+
+/** A request no route answered: 404, or 405 with the router's `Allow` header kept. */
+function unrouted(ctx: Koa.ParameterizedContext<State>): void {
+  if (ctx.status === 404) throw new GatewayError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new GatewayError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('allow')})`);
+  }
 }
 
 async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: string, spec: RouteSpec, opts: AppOptions): Promise<HandlerInput> {
@@ -197,12 +198,6 @@ async function respondStream(ctx: Koa.ParameterizedContext<State>, result: Extra
   } finally {
     res.end();
   }
-}
-
-function httpError(e: unknown): GatewayError {
-  const err = e as { status?: number; expose?: boolean; message?: string };
-  if (!(e instanceof GatewayError) && err?.status === 405) return new GatewayError('method_not_allowed', err.message ?? 'method not allowed');
-  return toGatewayError(e);
 }
 
 function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAdapter<any>, err: GatewayError, log: Logger): void {

@@ -55,6 +55,7 @@ export async function credit(
   throw new GatewayError(
     'invalid_request',
     `a correction of ${amount} nanodollars would leave the balance (${account.balance}) below the held amount (${account.held})`,
-    { details: { balance: account.balance.toString(), held: account.held.toString(), unit: 'nanodollars' } },
+    // JSON numbers, like every amount of the API (balances never exceed MAX_BALANCE, 2^53 - 1).
+    { param: 'amount', details: { balance: Number(account.balance), held: Number(account.held), unit: MONEY_UNIT } },
   );
 }

@@ -197,13 +197,13 @@ export class Ledger {
     return reapExpired(this.db, now);
   }
 
-  async ledgerEntries(accountId: string, limit?: number): Promise<JournalEntry[]> {
+  async ledgerEntries(accountId: string, limit?: number, beforeId?: bigint): Promise<JournalEntry[]> {
     await this.settled();
-    return ledgerEntries(this.db, accountId, limit);
+    return ledgerEntries(this.db, accountId, limit, beforeId);
   }
-  async usageRecords(accountId: string, limit?: number): Promise<UsageRecord[]> {
+  async usageRecords(accountId: string, limit?: number, beforeRequestId?: string): Promise<UsageRecord[]> {
     await this.settled();
-    return usageRecords(this.db, accountId, limit);
+    return usageRecords(this.db, accountId, limit, beforeRequestId);
   }
   async balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
     await this.settled();

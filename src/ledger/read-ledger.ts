@@ -1,30 +1,35 @@
 import { sql, type Kysely } from 'kysely';
+import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type { JournalEntry, UsageRecord } from './types.js';
 import { toJournalEntry, toUsageRecord } from './rows.js';
 
-/** Newest first. */
-export async function ledgerEntries(db: Kysely<Database>, accountId: string, limit = 100): Promise<JournalEntry[]> {
-  const rows = await db
-    .selectFrom('journal')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** Newest first; with `beforeId`, the entries older than that journal id (the next page). */
+export async function ledgerEntries(db: Kysely<Database>, accountId: string, limit = 100, beforeId?: bigint): Promise<JournalEntry[]> {
+  let q = db.selectFrom('journal').selectAll().where('account_id', '=', accountId);
+  if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
   return rows.map(toJournalEntry);
 }
 
-/** Newest first. */
-export async function usageRecords(db: Kysely<Database>, accountId: string, limit = 100): Promise<UsageRecord[]> {
-  const rows = await db
-    .selectFrom('usage_records')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('request_id', 'desc')
-    .limit(limit)
-    .execute();
+/**
+ * Newest first; with `beforeRequestId`, the records older than that one (the next page). A record
+ * that is not the account's is a 400 naming `before_id`, not a silently empty page.
+ */
+export async function usageRecords(db: Kysely<Database>, accountId: string, limit = 100, beforeRequestId?: string): Promise<UsageRecord[]> {
+  let q = db.selectFrom('usage_records').selectAll().where('account_id', '=', accountId);
+  if (beforeRequestId !== undefined) {
+    const cursor = await db
+      .selectFrom('usage_records')
+      .select('request_id')
+      .where('request_id', '=', beforeRequestId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!cursor) throw new GatewayError('invalid_request', `no usage record "${beforeRequestId}" in this account`, { param: 'before_id' });
+    // Compared in SQL: a JavaScript Date would cut created_at's microseconds and skip rows.
+    q = q.where(sql<boolean>`(created_at, request_id) < (SELECT created_at, request_id FROM usage_records WHERE request_id = ${beforeRequestId})`);
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(limit).execute();
   return rows.map(toUsageRecord);
 }
 

@@ -93,4 +93,47 @@ describe.each(dbTargets)('balance and admin money APIs ($name)', (target) => {
     expect(balance).toMatchObject({ balance: 1_000_000_000 - capture.cost, held: 0 });
     expect((await admin(`/admin/accounts/${accountId}/usage?limit=0`)).status).toBe(400);
   });
+
+  it('ledger and usage page through the whole history with before_id, newest first', async () => {
+    const { accountId, key } = await gw.newAccount(1_000_000_000n, 'pages');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local-haiku', max_tokens: 5, messages: [{ role: 'user', content: `hi ${i}` }] }),
+      });
+      expect(res.status).toBe(200);
+      ids.push(res.headers.get('x-request-id')!);
+    }
+    async function all(kind: 'ledger' | 'usage', idOf: (row: any) => unknown) {
+      const seen: unknown[] = [];
+      let path = `/admin/accounts/${accountId}/${kind}?limit=2`;
+      for (;;) {
+        const page = await checked(await admin(path), kind === 'ledger' ? 'adminGetLedger' : 'adminGetUsage');
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        seen.push(...page.data.map(idOf));
+        if (page.data.length) expect([page.first_id, page.last_id]).toEqual([idOf(page.data[0]), idOf(page.data.at(-1))]);
+        if (!page.has_more) return seen;
+        path = `/admin/accounts/${accountId}/${kind}?limit=2&before_id=${encodeURIComponent(page.last_id)}`;
+      }
+    }
+    // Five captures and the initial credit: three pages of the ledger, ids strictly decreasing.
+    const journal = (await all('ledger', (e) => e.id)) as number[];
+    expect(journal).toHaveLength(6);
+    expect([...journal].sort((a, b) => b - a)).toEqual(journal);
+    // Every record once, in the order of the whole list (records settled together share a time).
+    const whole = await checked(await admin(`/admin/accounts/${accountId}/usage?limit=1000`), 'adminGetUsage');
+    const paged = await all('usage', (r) => r.request_id);
+    expect(paged).toEqual(whole.data.map((r: any) => r.request_id));
+    expect([...paged].sort()).toEqual([...ids].sort());
+    // An empty last page, and cursors that name nothing of this account.
+    const end = await checked(await admin(`/admin/accounts/${accountId}/ledger?before_id=${journal.at(-1)}`), 'adminGetLedger');
+    expect(end).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+    const unknown = await checked(await admin(`/admin/accounts/${accountId}/usage?before_id=req_nope`), 'adminGetUsage', 400);
+    expect(unknown.error.param).toBe('before_id');
+    for (const bad of ['0', '-3', 'abc', '1.5', '99999999999999999999999']) {
+      expect((await admin(`/admin/accounts/${accountId}/ledger?before_id=${bad}`)).status, bad).toBe(400);
+    }
+  });
 });

@@ -197,8 +197,15 @@ describe('errors below the SDKs (raw HTTP)', () => {
     const chat404 = await expectError(await fetch(`${gw.url}/v1/nothing-here`, { headers: chatHeaders() }), 404, undefined, 'OpenAIErrorResponse');
     expect(chat404.error.message).toContain('/v1/nothing-here');
     await expectError(await fetch(`${gw.url}/v1/messages/nothing`, { method: 'POST', headers: msgHeaders(), body: good }), 404, undefined, 'AnthropicErrorResponse');
-    await expectError(await fetch(`${gw.url}/v1/chat/completions`, { headers: chatHeaders() }), 405, undefined, 'OpenAIErrorResponse');
-    await expectError(await fetch(`${gw.url}/v1/messages`, { method: 'PUT', headers: msgHeaders(), body: good }), 405, undefined, 'AnthropicErrorResponse');
+    const getChat = await fetch(`${gw.url}/v1/chat/completions`, { headers: chatHeaders() });
+    expect(getChat.headers.get('allow')).toBe('POST');
+    expect((await expectError(getChat, 405, undefined, 'OpenAIErrorResponse')).error.message).toContain('allowed: POST');
+    const putMessages = await fetch(`${gw.url}/v1/messages`, { method: 'PUT', headers: msgHeaders(), body: good });
+    expect(putMessages.headers.get('allow')).toBe('POST');
+    await expectError(putMessages, 405, undefined, 'AnthropicErrorResponse');
+    const deleteKeys = await fetch(`${gw.url}/admin/keys/key_x`, { method: 'POST', headers: chatHeaders() });
+    expect(deleteKeys.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'PATCH']);
+    await expectError(deleteKeys, 405, undefined, 'OpenAIErrorResponse');
   });
 
   it('answers GET / and HEAD / with 200 and a request id', async () => {

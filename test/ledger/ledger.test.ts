@@ -81,6 +81,8 @@ describe.each(dbTargets)('ledger on $name', (target) => {
     await ledger.placeHold({ requestId: rid(), accountId: a.id, amount: 120n, ttlMs: 60_000 });
     const e = await rejects(ledger.credit(a.id, -31n, 'correction'));
     expect(e.kind).toBe('invalid_request');
+    expect(e.param).toBe('amount');
+    expect(e.details).toEqual({ balance: 150, held: 120, unit: 'nanodollars' });
     const ok = await ledger.credit(a.id, -30n, 'correction');
     expect(ok).toMatchObject({ kind: 'credit', amount: -30n, balanceAfter: 120n, reason: 'correction' });
     expect((await rejects(ledger.credit('acct_nope', 1n, 'x'))).kind).toBe('not_found');
