@@ -29,7 +29,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List accounts, newest first, a page at a time */
+        get: operations["adminListAccounts"];
         put?: never;
         /** Create an account */
         post: operations["adminCreateAccount"];
@@ -331,6 +332,14 @@ export interface components {
             unit: components["schemas"]["MoneyUnit"];
             /** @description RFC 3339 timestamp. */
             created_at: string;
+        };
+        /** @description Newest first. Pass `last_id` as `before_id` for the next, older page. */
+        AccountPage: {
+            data: components["schemas"]["Account"][];
+            /** @description Older accounts remain. */
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
         };
         /** @description Body of POST /admin/accounts/{account_id}/credits. Negative amounts correct mistakes; zero is rejected. */
         AddCreditsRequest: {
@@ -2424,6 +2433,114 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    adminListAccounts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only accounts created before this one: the previous page's `last_id`. */
+                before_id?: components["schemas"]["LedgerText"];
+            };
+            header?: {
+                /** @description `Bearer <admin key>`. */
+                authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPage"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
             };
         };
     };

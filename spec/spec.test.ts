@@ -10,7 +10,7 @@ beforeAll(async () => {
 
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger',
-  'adminGetUsage', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
+  'adminGetUsage', 'adminListAccounts', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getRoot',
   'headRoot', 'listModels',
 ];

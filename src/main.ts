@@ -3,7 +3,9 @@
  *
  *   switchyard serve [--demo]                      start the gateway (HOST, PORT, SWITCHYARD_CONFIG, ...)
  *   switchyard accounts create <name> [--balance N]
- *   switchyard accounts show <account_id>
+ *   switchyard accounts list
+ *   switchyard accounts list
+  switchyard accounts show <account_id>
  *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N]
  *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none]
  *   switchyard keys revoke <key_id>
@@ -47,6 +49,7 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
 
   switchyard serve [--demo]
   switchyard accounts create <name> [--balance <nanodollars>]
+  switchyard accounts list
   switchyard accounts show <account_id>
   switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>]
   switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none]

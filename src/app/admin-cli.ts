@@ -23,6 +23,8 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
   switch (`${a} ${b ?? ''}`.trim()) {
     case 'accounts create':
       return ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false));
+    case 'accounts list':
+      return ledger.listAccounts(1000);
     case 'accounts show':
       return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
     case 'keys create':

@@ -47,6 +47,14 @@ export async function createAccount(ledger: Ledger, input: HandlerInput): Promis
   return { kind: 'json', status: 201, body: accountBody(a) };
 }
 
+/** GET /admin/accounts: newest first, a page at a time. */
+export async function listAccounts(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const limit = limitOf(input);
+  const before = typeof input.query.before_id === 'string' ? input.query.before_id : undefined;
+  const accounts = await ledger.listAccounts(limit + 1, before);
+  return { kind: 'json', status: 200, body: page(accounts.map(accountBody), limit, (a) => a.id) };
+}
+
 export async function getAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   return { kind: 'json', status: 200, body: accountBody(await mustGetAccount(ledger, input.params.account_id)) };
 }

@@ -46,6 +46,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },
     adminCreateAccount: { handler: (i) => accounts.createAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminListAccounts: { handler: (i) => accounts.listAccounts(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminGetAccount: { handler: (i) => accounts.getAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminAddCredits: { handler: (i) => accounts.addCredits(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminGetLedger: { handler: (i) => accounts.getLedger(ledger, i), protocol: openaiChat, auth: 'admin' },

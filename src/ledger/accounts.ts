@@ -26,6 +26,21 @@ export async function getAccount(db: Kysely<Database>, id: string): Promise<Acco
 }
 
 /**
+ * Newest first; with `beforeId`, the accounts created before that one (the next page). An
+ * unknown cursor is a 400 naming `before_id`.
+ */
+export async function listAccounts(db: Kysely<Database>, limit = 100, beforeId?: string): Promise<Account[]> {
+  let q = db.selectFrom('accounts').selectAll();
+  if (beforeId !== undefined) {
+    if (!(await getAccount(db, beforeId))) throw new GatewayError('invalid_request', `no account "${beforeId}"`, { param: 'before_id' });
+    // Compared in SQL: a JavaScript Date would cut created_at's microseconds and skip rows.
+    q = q.where(sql<boolean>`(created_at, id) < (SELECT created_at, id FROM accounts WHERE id = ${beforeId})`);
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toAccount);
+}
+
+/**
  * Adds `amount` (negative for a correction) and journals it with the exact balance after.
  * A correction may never take the balance below what is held.
  */

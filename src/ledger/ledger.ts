@@ -5,7 +5,7 @@ import type {
   KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
-import { createAccount, credit, getAccount } from './accounts.js';
+import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
 import { KeyCache } from './key-cache.js';
@@ -111,6 +111,11 @@ export class Ledger {
   async getAccount(id: string): Promise<Account | undefined> {
     await this.settled();
     return getAccount(this.db, id);
+  }
+  /** Reads wait for submitted settles first, as getAccount does. */
+  async listAccounts(limit?: number, beforeId?: string): Promise<Account[]> {
+    await this.settled();
+    return listAccounts(this.db, limit, beforeId);
   }
   createKey(accountId: string, settings?: KeySettings): Promise<{ key: string; record: KeyRecord }> {
     return createKey(this.db, accountId, settings);

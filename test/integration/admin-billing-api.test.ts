@@ -94,6 +94,25 @@ describe.each(dbTargets)('balance and admin money APIs ($name)', (target) => {
     expect((await admin(`/admin/accounts/${accountId}/usage?limit=0`)).status).toBe(400);
   });
 
+  it('accounts are listed newest first, a page at a time', async () => {
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push((await checked(await admin('/admin/accounts', { method: 'POST', body: { name: `listed ${i}` } }), 'adminCreateAccount', 201)).id);
+    const whole = await checked(await admin('/admin/accounts?limit=1000'), 'adminListAccounts');
+    expect(whole.has_more).toBe(false);
+    const paged: string[] = [];
+    for (let path = '/admin/accounts?limit=2'; ; ) {
+      const page = await checked(await admin(path), 'adminListAccounts');
+      paged.push(...page.data.map((a: any) => a.id));
+      if (!page.has_more) break;
+      path = `/admin/accounts?limit=2&before_id=${page.last_id}`;
+    }
+    expect(paged).toEqual(whole.data.map((a: any) => a.id));
+    expect(paged).toEqual(expect.arrayContaining(made));
+    // The newest account comes first.
+    expect(paged[0]).toBe(made[2]);
+    expect((await checked(await admin('/admin/accounts?before_id=acct_nope'), 'adminListAccounts', 400)).error.param).toBe('before_id');
+  });
+
   it('ledger and usage page through the whole history with before_id, newest first', async () => {
     const { accountId, key } = await gw.newAccount(1_000_000_000n, 'pages');
     const ids: string[] = [];

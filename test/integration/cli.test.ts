@@ -79,11 +79,13 @@ describe('switchyard admin CLI', () => {
     expect(zeroCredit).toContain('must not be zero');
     expect(missing).toContain('no account acct_missing');
 
-    const [balance, shown, revoked] = await together(
+    const [balance, shown, revoked, listedAccounts] = await together(
       () => cli('balance', id),
       () => cli('accounts', 'show', id),
       () => cli('keys', 'revoke', created.record.id),
+      () => cli('accounts', 'list'),
     );
+    expect(listedAccounts.map((a: any) => a.id)).toContain(id);
     expect(balance).toEqual({ account_id: id, balance: '7500', held: '0', available: '7500', unit: 'nanodollars' });
     expect(shown).toMatchObject({ id, balance: '7500' });
     expect(revoked.revokedAt).not.toBeNull();
