@@ -31,7 +31,7 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   try {
     // Known once the first attempt answered (encoders that report it read it from meta).
     meta.servedVariant = run.summary.servedVariant;
-    return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: hopHeaders(run.summary, protocol, deps.now()), close };
+    return { kind: 'sse', frames: encodeStream(protocol, meta, first, run), headers: answerHeaders(run.summary, protocol, deps.now()), close };
   } catch (e) {
     await close();
     throw e;
@@ -51,7 +51,7 @@ async function collect(run: Run, protocol: ProtocolAdapter<any>, meta: EncodeMet
     servedVariant: run.summary.servedVariant,
     created: Math.floor(deps.now() / 1000),
   };
-  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: hopHeaders(run.summary, protocol, deps.now()) };
+  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: answerHeaders(run.summary, protocol, deps.now()) };
 }
 
 async function* encodeStream(
@@ -84,10 +84,10 @@ async function* encodeStream(
 const MAX_WARNINGS_HEADER = 2000;
 
 /**
- * The hops so far, for both protocols (`x-switchyard-attempts: model=outcome, ...`), and the key's
- * rate limits in the protocol's own headers.
+ * The headers of an answer: the hops so far, for both protocols (`x-switchyard-attempts:
+ * model=outcome, ...`), and the key's rate limits in the protocol's own headers.
  */
-function hopHeaders(summary: RunSummary, protocol: ProtocolAdapter<any>, nowMs: number): Record<string, string> {
+function answerHeaders(summary: RunSummary, protocol: ProtocolAdapter<any>, nowMs: number): Record<string, string> {
   const headers: Record<string, string> = summary.rateLimit ? protocol.rateLimitHeaders(summary.rateLimit, nowMs) : {};
   if (summary.attempts.length > 0) {
     headers['x-switchyard-attempts'] = summary.attempts.map((a) => `${a.model}=${a.outcome}`).join(', ');
