@@ -62,7 +62,8 @@ Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; bui
 when unset), DATABASE_URL (PostgreSQL; embedded PGlite in SWITCHYARD_DATA_DIR, default ./data, when
 unset), SWITCHYARD_DB_SCHEMA (PostgreSQL schema), SWITCHYARD_ADMIN_KEY (enables the admin API),
 SWITCHYARD_HOLD_TTL_MS (orphaned holds expire after it, default 15 min), SWITCHYARD_REAPER_INTERVAL_MS
-(how often expired holds are released, default 30 s), REDIS_URL (key rate limits shared by every
+(how often expired holds are released, default 30 s), SWITCHYARD_SEND_TIMEOUT_MS (a streaming
+client that reads nothing for this long is cut off, default 60 s), REDIS_URL (key rate limits shared by every
 instance, and key changes announced to them; this process's memory when unset), LOG_LEVEL. Money is integer nanodollars (1e-9 USD).
 `;
 

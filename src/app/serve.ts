@@ -23,6 +23,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     redisUrl: process.env.REDIS_URL || undefined,
     holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
     reaperIntervalMs: process.env.SWITCHYARD_REAPER_INTERVAL_MS ? Number(process.env.SWITCHYARD_REAPER_INTERVAL_MS) : undefined,
+    sendTimeoutMs: process.env.SWITCHYARD_SEND_TIMEOUT_MS ? Number(process.env.SWITCHYARD_SEND_TIMEOUT_MS) : undefined,
   });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -30,6 +30,8 @@ export interface GatewayOptions {
   holdTtlMs?: number;
   reaperIntervalMs?: number;
   bodyLimitBytes?: number;
+  /** A streaming client that reads nothing for this long is cut off (default 60 s). */
+  sendTimeoutMs?: number;
   logLevel?: string;
   /** Where key rate limits are kept: Redis (shared by instances) when set, else this process. */
   redisUrl?: string;
@@ -68,6 +70,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     ledger,
     adminKey: opts.adminKey,
     bodyLimitBytes: opts.bodyLimitBytes ?? 32 * 1024 * 1024,
+    sendTimeoutMs: opts.sendTimeoutMs,
     log,
     pipeline: { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now },
   });

@@ -17,6 +17,8 @@ export interface AppOptions extends RouteDeps {
   adminKey?: string;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** How long a streaming client may leave its buffer full before it is cut off (see sse-writer.ts). */
+  sendTimeoutMs?: number;
   log: Logger;
 }
 
@@ -94,7 +96,7 @@ export function createApp(opts: AppOptions): Koa<State> {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
       const input = await prepareInput(ctx, route.operationId, spec, opts);
-      await respond(ctx, await spec.handler(input), input.signal);
+      await respond(ctx, await spec.handler(input), input.signal, opts.sendTimeoutMs);
     });
   }
   app.use(router.routes());
@@ -156,10 +158,10 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResult, signal: AbortSignal): Promise<void> {
+async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResult, signal: AbortSignal, sendTimeoutMs?: number): Promise<void> {
   if (result.kind === 'sse') {
     try {
-      return await respondStream(ctx, result, signal);
+      return await respondStream(ctx, result, signal, sendTimeoutMs);
     } finally {
       await result.close();
     }
@@ -180,7 +182,12 @@ async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResu
   ctx.body = '';
 }
 
-async function respondStream(ctx: Koa.ParameterizedContext<State>, result: Extract<HandlerResult, { kind: 'sse' }>, signal: AbortSignal): Promise<void> {
+async function respondStream(
+  ctx: Koa.ParameterizedContext<State>,
+  result: Extract<HandlerResult, { kind: 'sse' }>,
+  signal: AbortSignal,
+  sendTimeoutMs?: number,
+): Promise<void> {
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   ctx.respond = false;
   const res = ctx.res;
@@ -194,7 +201,7 @@ async function respondStream(ctx: Koa.ParameterizedContext<State>, result: Extra
   // No flushHeaders(): the first event is already at hand, and the headers leave with its frames.
   ctx.req.socket.setNoDelay(true);
   try {
-    await writeFrames(res, result.frames, signal);
+    await writeFrames(res, result.frames, signal, sendTimeoutMs);
   } finally {
     res.end();
   }

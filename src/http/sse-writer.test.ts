@@ -18,6 +18,10 @@ function fakeResponse() {
       return !state.full;
     },
     cork: () => void (state.corked = true),
+    destroy() {
+      this.destroyed = true;
+      emitter.emit('close');
+    },
   });
 }
 
@@ -91,6 +95,28 @@ describe('backpressure', () => {
     await writing;
     expect(pulled).toBe(20);
     expect(res.written.join('')).toBe(Array.from({ length: 20 }, (_, i) => `data: ${i}\n\n`).join(''));
+    expect(res.listenerCount('drain') + res.listenerCount('close')).toBe(0);
+  });
+
+  it('cuts off a client that leaves its buffer full past the send timeout, and ends the frames', async () => {
+    const res = fakeResponse();
+    res.state.full = true;
+    let closed = false;
+    async function* frames(): AsyncGenerator<SseFrame> {
+      try {
+        for (let i = 0; ; i++) {
+          yield { data: String(i) };
+          await turn();
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const started = Date.now();
+    await writeFrames(res, frames(), new AbortController().signal, 50);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(res.destroyed).toBe(true);
+    expect(closed).toBe(true);
     expect(res.listenerCount('drain') + res.listenerCount('close')).toBe(0);
   });
 });

@@ -5,11 +5,19 @@ export function formatFrame(frame: SseFrame): string {
   return frame.event ? `event: ${frame.event}\ndata: ${frame.data}\n\n` : `data: ${frame.data}\n\n`;
 }
 
+/**
+ * How long a client may leave written frames unread before it is treated as gone (nginx's
+ * `send_timeout` is the same idea, 60 s by default). Without it, a client that stops reading but
+ * keeps its connection would keep its run, its upstream call and its hold alive for ever.
+ */
+export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
+
 /** What the writer needs of a ServerResponse. */
 interface FrameSink {
   readonly destroyed: boolean;
   write(chunk: string): boolean;
   cork(): void;
+  destroy(): unknown;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
@@ -25,14 +33,19 @@ interface FrameSink {
  * client) instead of once per frame. The last ones are left corked for `res.end()`, so they leave
  * with the terminating chunk.
  */
-export async function writeFrames(res: FrameSink, frames: AsyncIterable<SseFrame>, signal: AbortSignal): Promise<void> {
+export async function writeFrames(
+  res: FrameSink,
+  frames: AsyncIterable<SseFrame>,
+  signal: AbortSignal,
+  sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS,
+): Promise<void> {
   let pending = '';
   let timer: NodeJS.Immediate | undefined;
-  /** Set while the client's buffer is full: resolves on drain (or close). */
+  /** Set while the client's buffer is full: resolves on drain, or on close (the client gone, or cut off after `sendTimeoutMs`). */
   let blocked: Promise<void> | undefined;
   const flush = () => {
     timer = undefined;
-    if (res.destroyed || !res.write(pending)) blocked = drainedOrClosed(res).then(() => void (blocked = undefined));
+    if (res.destroyed || !res.write(pending)) blocked = drainedOrClosed(res, sendTimeoutMs).then(() => void (blocked = undefined));
     pending = '';
   };
   try {
@@ -51,10 +64,16 @@ export async function writeFrames(res: FrameSink, frames: AsyncIterable<SseFrame
   }
 }
 
-/** Resolves on `drain` or `close`, whichever comes first, and leaves no listener behind. */
-function drainedOrClosed(res: FrameSink): Promise<void> {
+/**
+ * Resolves on `drain` or `close`, whichever comes first, and leaves no listener behind. A client
+ * that has not drained after `timeoutMs` is cut off: its connection is destroyed, which is a
+ * disconnect like any other (the run stops and bills what was produced).
+ */
+function drainedOrClosed(res: FrameSink, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => res.destroy(), timeoutMs);
     const done = () => {
+      clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
       resolve();
