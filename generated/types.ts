@@ -355,6 +355,8 @@ export interface components {
             entry: components["schemas"]["LedgerEntry"];
             account: components["schemas"]["Account"];
         };
+        /** @description The catalog models (ids or aliases, stored as ids) a key may use, as the model or a fallback. Other models are a 403 `model_not_allowed`, and `GET /v1/models` lists only these; a default fallback or fast variant outside the list is skipped. Null: every model. */
+        AllowedModels: components["schemas"]["LedgerText"][];
         /** @description Anthropic-shaped error detail. */
         AnthropicError: {
             /** @description Error class, e.g. invalid_request_error, authentication_error, billing_error, overloaded_error. */
@@ -404,6 +406,7 @@ export interface components {
             revoked_at: string | null;
             rpm_limit: number | null;
             tpm_limit: number | null;
+            allowed_models: string[] | null;
         };
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
@@ -931,6 +934,8 @@ export interface components {
             rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
             /** @description No limit when absent or null. */
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
+            /** @description Every model when absent or null. */
+            allowed_models?: components["schemas"]["AllowedModels"] | null;
         };
         /** @description Body of POST /v1/messages. Unknown fields (cache_control, output_config, container, mcp_servers, ...) are accepted and carried along. */
         CreateMessageRequest: {
@@ -1008,6 +1013,7 @@ export interface components {
             created_at: string;
             rpm_limit: number | null;
             tpm_limit: number | null;
+            allowed_models: string[] | null;
         };
         /** @description Document block (PDF, plain text or custom content); the source is passed through. */
         DocumentBlock: {
@@ -2204,6 +2210,7 @@ export interface components {
             name?: components["schemas"]["LedgerText"];
             rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
+            allowed_models?: components["schemas"]["AllowedModels"] | null;
         };
         /** @description Image fetched from a URL. */
         UrlImageSource: {

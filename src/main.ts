@@ -6,8 +6,8 @@
  *   switchyard accounts list
  *   switchyard accounts list
   switchyard accounts show <account_id>
- *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N]
- *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none]
+ *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N] [--models a,b]
+ *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
  *   switchyard credit <account_id> <amount> --reason <text>
@@ -27,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
       reason: { type: 'string' },
       rpm: { type: 'string' },
       tpm: { type: 'string' },
+      models: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -51,8 +52,8 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
   switchyard accounts create <name> [--balance <nanodollars>]
   switchyard accounts list
   switchyard accounts show <account_id>
-  switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>]
-  switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none]
+  switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>] [--models <id,id>]
+  switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none] [--models <id,id>|all]
   switchyard keys revoke <key_id>
   switchyard keys list [--account <account_id>]
   switchyard credit <account_id> <amount> --reason <text>

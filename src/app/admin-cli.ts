@@ -1,6 +1,9 @@
-import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type Ledger } from '../ledger/index.js';
+import { defaultCatalog } from '../config/default-catalog.js';
+import { loadConfigFile } from '../config/load-config.js';
+import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeySettings, type Ledger } from '../ledger/index.js';
+import { findModel } from '../routing/index.js';
 
-type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string };
+type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string };
 
 /** The admin CLI: the same ledger code the admin API uses, straight on the database. */
 export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
@@ -28,12 +31,9 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<
     case 'accounts show':
       return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
     case 'keys create':
-      return ledger.createKey(need(c, '<account_id>'), { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm') });
+      return ledger.createKey(need(c, '<account_id>'), keySettings(flags));
     case 'keys update':
-      return (
-        (await ledger.updateKey(need(c, '<key_id>'), { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm') })) ??
-        fail(`no key ${c}`)
-      );
+      return (await ledger.updateKey(need(c, '<key_id>'), keySettings(flags))) ?? fail(`no key ${c}`);
     case 'keys revoke':
       return (await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`);
     case 'keys list':
@@ -60,6 +60,23 @@ function money(text: string, what: string, negativeAllowed: boolean): bigint {
   if (v < 0n && !negativeAllowed) throw new Error(`${what} must not be negative`);
   if (v > MAX_BALANCE || v < -MAX_BALANCE) throw new Error(`${what} must be at most ${MAX_BALANCE} ${MONEY_UNIT} in size`);
   return v;
+}
+
+function keySettings(flags: Flags): KeySettings {
+  return { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm'), allowedModels: models(flags.models) };
+}
+
+/**
+ * `--models a,b` as the admin API takes it: models of the configured catalog (SWITCHYARD_CONFIG,
+ * else the built-in one), aliases stored as their model; `all` for every model.
+ */
+function models(text: string | undefined): string[] | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'all') return null;
+  const catalog = process.env.SWITCHYARD_CONFIG ? loadConfigFile(process.env.SWITCHYARD_CONFIG) : defaultCatalog();
+  const ids = text.split(',').map((id) => id.trim()).filter(Boolean).map((id) => findModel(catalog, id)?.id ?? fail(`--models: model "${id}" is not in the catalog`));
+  if (ids.length === 0) throw new Error('--models needs at least one model, or all');
+  return [...new Set(ids)];
 }
 
 /** A per-minute limit as the admin API takes it (1 to 2^31 - 1), `none` for no limit, absent to leave it. */

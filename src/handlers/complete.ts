@@ -12,8 +12,8 @@ import type { HandlerInput, HandlerResult } from './types.js';
 export async function handleCompletion(deps: PipelineDeps, input: HandlerInput): Promise<HandlerResult> {
   const protocol = input.protocol;
   const req = protocol.decodeRequest(input.body, input.headers);
-  const { accountId, keyId, limits } = input.auth!;
-  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, limits, signal: input.signal }, req);
+  const { accountId, keyId, limits, allowedModels } = input.auth!;
+  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, limits, allowedModels, signal: input.signal }, req);
   const meta: EncodeMeta = {
     requestId: input.requestId,
     created: Math.floor(deps.now() / 1000),

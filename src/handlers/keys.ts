@@ -1,5 +1,6 @@
 import { GatewayError } from '../ir/index.js';
 import type { KeySettings, Ledger } from '../ledger/index.js';
+import { findModel, type Catalog } from '../routing/index.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
 type KeyRecord = Awaited<ReturnType<Ledger['listKeys']>>[number];
@@ -14,17 +15,35 @@ export function keyBody(k: KeyRecord) {
     revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
     rpm_limit: k.rpmLimit,
     tpm_limit: k.tpmLimit,
+    allowed_models: k.allowedModels,
   };
 }
 
-/** The body's fields as ledger settings: absent stays absent (unchanged), null stays null (no limit). */
-function keySettings(body: { name?: string; rpm_limit?: number | null; tpm_limit?: number | null }): KeySettings {
-  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit };
+interface KeyBody {
+  name?: string;
+  rpm_limit?: number | null;
+  tpm_limit?: number | null;
+  allowed_models?: string[] | null;
+}
+
+/**
+ * The body's fields as ledger settings: absent stays absent (unchanged), null stays null (no
+ * limit, every model). Allowed models must be in the catalog; aliases are stored as their model.
+ */
+function keySettings(catalog: Catalog, body: KeyBody): KeySettings {
+  const ids = (list: string[]) =>
+    list.map((id, i) => {
+      const m = findModel(catalog, id);
+      if (!m) throw new GatewayError('invalid_request', `model "${id}" is not in the catalog`, { param: `allowed_models[${i}]` });
+      return m.id;
+    });
+  const allowed = body.allowed_models;
+  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit, allowedModels: allowed ? [...new Set(ids(allowed))] : allowed };
 }
 
 /** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */
-export async function createKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const { key, record } = await ledger.createKey(input.body.account_id, keySettings(input.body));
+export async function createKey(ledger: Ledger, catalog: Catalog, input: HandlerInput): Promise<HandlerResult> {
+  const { key, record } = await ledger.createKey(input.body.account_id, keySettings(catalog, input.body));
   return { kind: 'json', status: 201, body: { ...keyBody(record), key } };
 }
 
@@ -34,8 +53,8 @@ export async function listKeys(ledger: Ledger, input: HandlerInput): Promise<Han
 }
 
 /** PATCH /admin/keys/{key_id}: new limits apply to the key's next request. */
-export async function updateKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const record = await ledger.updateKey(input.params.key_id, keySettings(input.body));
+export async function updateKey(ledger: Ledger, catalog: Catalog, input: HandlerInput): Promise<HandlerResult> {
+  const record = await ledger.updateKey(input.params.key_id, keySettings(catalog, input.body));
   if (!record) throw new GatewayError('not_found', `key "${input.params.key_id}" does not exist`, { param: 'key_id' });
   return { kind: 'json', status: 200, body: keyBody(record) };
 }

@@ -1,11 +1,12 @@
 import { GatewayError } from '../ir/index.js';
-import { findModel, type Catalog, type ModelEntry } from '../routing/catalog.js';
+import { findModel, mayUse, type Catalog, type ModelEntry } from '../routing/index.js';
 import { MONEY_UNIT, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
 /** GET /v1/models: OpenAI's list shape, or Anthropic's when the caller sends `anthropic-version`. */
 export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult {
-  const models = [...catalog.models.values()].filter((m) => !m.hidden);
+  // A key restricted to some models sees only those.
+  const models = [...catalog.models.values()].filter((m) => !m.hidden && mayUse(input.auth?.allowedModels, m.id));
   if (wantsAnthropicShape(input)) {
     const { page, hasMore } = pageOf(models, input.query);
     const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));
@@ -45,7 +46,9 @@ function pageOf(models: ModelEntry[], query: HandlerInput['query']): { page: Mod
 
 /** GET /v1/models/{model_id}. */
 export function getModel(catalog: Catalog, input: HandlerInput): HandlerResult {
-  const m = findModel(catalog, input.params.model_id);
+  const found = findModel(catalog, input.params.model_id);
+  // A model the key may not use is as absent as an unknown one, as OpenAI answers.
+  const m = found && mayUse(input.auth?.allowedModels, found.id) ? found : undefined;
   // Errors take the caller's shape: the route picks Anthropic's when `anthropic-version` is sent.
   if (!m) throw new GatewayError('not_found', `model "${input.params.model_id}" is not in the catalog`, { param: 'model_id', code: 'model_not_found' });
   const entry = wantsAnthropicShape(input) ? anthropicEntry(m) : openaiEntry(catalog, m);

@@ -11,6 +11,7 @@ export interface KeySettings {
   name?: string;
   rpmLimit?: number | null;
   tpmLimit?: number | null;
+  allowedModels?: string[] | null;
 }
 
 /** Issues a key; only its sha256 is stored, so the raw key is returned exactly once. */
@@ -31,6 +32,7 @@ export async function createKey(
         hash: hashKey(key),
         rpm_limit: settings.rpmLimit ?? null,
         tpm_limit: settings.tpmLimit ?? null,
+        allowed_models: settings.allowedModels ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -66,6 +68,7 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
     ...(settings.name !== undefined && { name: settings.name }),
     ...(settings.rpmLimit !== undefined && { rpm_limit: settings.rpmLimit }),
     ...(settings.tpmLimit !== undefined && { tpm_limit: settings.tpmLimit }),
+    ...(settings.allowedModels !== undefined && { allowed_models: settings.allowedModels }),
   };
   const q = Object.keys(changes).length
     ? db.updateTable('api_keys').set(changes).where('id', '=', keyId).returningAll()
@@ -77,8 +80,8 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
 /** Looks a key up by its hash (see hashKey); undefined when unknown or revoked. */
 export async function authenticate(db: Kysely<Database>, keyHash: string): Promise<KeyAuth | undefined> {
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
-  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null }>`/* prepared:authenticate-key */
-    SELECT id, account_id, rpm_limit, tpm_limit FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
+  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null }>`/* prepared:authenticate-key */
+    SELECT id, account_id, rpm_limit, tpm_limit, allowed_models FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
   const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };
@@ -88,5 +91,6 @@ export async function authenticate(db: Kysely<Database>, keyHash: string): Promi
       ...(row.tpm_limit !== null && { tokensPerMinute: row.tpm_limit }),
     };
   }
+  if (row.allowed_models !== null) auth.allowedModels = new Set(row.allowed_models);
   return auth;
 }

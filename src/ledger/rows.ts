@@ -25,6 +25,7 @@ export function toKeyRecord(r: ApiKeyRow): KeyRecord {
     revokedAt: r.revoked_at,
     rpmLimit: r.rpm_limit,
     tpmLimit: r.tpm_limit,
+    allowedModels: r.allowed_models,
   };
 }
 

@@ -24,6 +24,7 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   rpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
   tpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  allowed_models: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 export type HoldStatus = 'pending' | 'settled' | 'released' | 'expired';

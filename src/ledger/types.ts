@@ -32,13 +32,17 @@ export interface KeyRecord {
   rpmLimit: number | null;
   /** Tokens (input and output) per minute; null is no limit. */
   tpmLimit: number | null;
+  /** The catalog models the key may use; null is every model. */
+  allowedModels: string[] | null;
 }
 
-/** Who a verified key belongs to, and its rate limits (absent when it has none). */
+/** Who a verified key belongs to, with its rate limits and allowed models (absent when it has none). */
 export interface KeyAuth {
   accountId: string;
   keyId: string;
   limits?: KeyLimits;
+  /** The catalog models it may use (absent: every model). */
+  allowedModels?: ReadonlySet<string>;
 }
 
 export type JournalKind = 'credit' | 'capture';

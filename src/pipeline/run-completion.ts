@@ -38,7 +38,7 @@ export interface Run {
  * the handler renders it as an HTTP error.
  */
 export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Request): Promise<Run> {
-  const candidates = planRoute(deps.catalog, req);
+  const candidates = planRoute(deps.catalog, req, ctx.allowedModels);
   const primary = candidates[0].model;
   // Counting stops once past the window: a 10 MB prompt is refused without tokenizing all of it.
   const inputTokens = await countRequestTokensAsync(req, primary.contextWindow);

@@ -34,6 +34,8 @@ export interface CallContext {
   keyId: string;
   /** The key's rate limits, when it has any. */
   limits?: KeyLimits;
+  /** The models the key may use, when it is restricted. */
+  allowedModels?: ReadonlySet<string>;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
 }

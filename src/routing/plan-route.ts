@@ -16,8 +16,11 @@ export interface Candidate {
  * Turns a request into the ordered list of candidates: the requested model (its fast variant when
  * asked for and available), then its fallbacks. Fails before anything runs on an unknown model,
  * an unknown fallback or a ceiling above the model's limit.
+ *
+ * A key restricted to `allowed` models gets a 403 for any other model it names (as the model or
+ * a fallback); a default fallback or fast variant it may not use is skipped, as if absent.
  */
-export function planRoute(catalog: Catalog, req: Request): Candidate[] {
+export function planRoute(catalog: Catalog, req: Request, allowed?: ReadonlySet<string>): Candidate[] {
   const primary = findModel(catalog, req.model);
   if (!primary) {
     throw new GatewayError('not_found', `model "${req.model}" is not in the catalog (GET /v1/models lists the models)`, {
@@ -25,6 +28,7 @@ export function planRoute(catalog: Catalog, req: Request): Candidate[] {
       code: 'model_not_found',
     });
   }
+  if (!mayUse(allowed, primary.id)) throw modelNotAllowed(primary.id, 'model');
   if (!req.maxTokensDefaulted && req.maxTokens > primary.maxOutputTokens) {
     const param = req.maxTokensParam ?? 'max_tokens';
     throw new GatewayError(
@@ -33,11 +37,11 @@ export function planRoute(catalog: Catalog, req: Request): Candidate[] {
       { param },
     );
   }
-  const chain = fallbackChain(catalog, primary, req);
+  const chain = fallbackChain(catalog, primary, req, allowed);
   const seen = new Set<string>();
   const candidates: Candidate[] = [];
   for (const model of [primary, ...chain]) {
-    const c = candidateFor(catalog, model, req);
+    const c = candidateFor(catalog, model, req, allowed);
     if (seen.has(c.model.id)) continue;
     seen.add(c.model.id);
     candidates.push(c);
@@ -45,22 +49,33 @@ export function planRoute(catalog: Catalog, req: Request): Candidate[] {
   return candidates;
 }
 
-function fallbackChain(catalog: Catalog, primary: ModelEntry, req: Request): ModelEntry[] {
-  if (req.fallbacks === 'default') return primary.fallbacks.map((id) => catalog.models.get(id)!);
+function fallbackChain(catalog: Catalog, primary: ModelEntry, req: Request, allowed: ReadonlySet<string> | undefined): ModelEntry[] {
+  if (req.fallbacks === 'default') return primary.fallbacks.filter((id) => mayUse(allowed, id)).map((id) => catalog.models.get(id)!);
   return req.fallbacks.map((id, i) => {
     const m = findModel(catalog, id);
     if (!m) throw new GatewayError('invalid_request', `fallbacks[${i}]: model "${id}" is not in the catalog`, { param: `fallbacks.${i}` });
+    if (!mayUse(allowed, m.id)) throw modelNotAllowed(m.id, `fallbacks.${i}`);
     return m;
   });
 }
 
+/** Whether a key restricted to `allowed` (undefined: not restricted) may use the model. */
+export function mayUse(allowed: ReadonlySet<string> | undefined, modelId: string): boolean {
+  return allowed === undefined || allowed.has(modelId);
+}
+
+/** The 403 for a model the key may not use. */
+export function modelNotAllowed(modelId: string, param: string): GatewayError {
+  return new GatewayError('permission', `this API key may not use model "${modelId}"`, { param, code: 'model_not_allowed' });
+}
+
 /** Applies the fast preference: another catalog model, or provider options on the same one. */
-function candidateFor(catalog: Catalog, model: ModelEntry, req: Request): Candidate {
+function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed: ReadonlySet<string> | undefined): Candidate {
   let served = model;
   let variant: Candidate['variant'] = 'standard';
   let price = model.price;
   let fastOptions: Target['fastOptions'];
-  if (req.fast && model.fast) {
+  if (req.fast && model.fast && (!model.fast.model || mayUse(allowed, model.fast.model))) {
     variant = 'fast';
     if (model.fast.model) {
       served = catalog.models.get(model.fast.model)!;

@@ -58,7 +58,7 @@ describe('switchyard admin CLI', () => {
     const id = account.id as string;
 
     // Independent commands run at once on PostgreSQL; PGlite's data directory takes one process at a time.
-    const [created, entry, zeroCredit, missing, notANumber, tooLarge, badLimit] = await together(
+    const [created, entry, zeroCredit, missing, notANumber, tooLarge, badLimit, badModel] = await together(
       () => cli('keys', 'create', id, '--name', 'ci', '--rpm', '60'),
       () => cli('credit', id, '2500', '--reason', 'invoice 7'),
       () => cliFails('credit', id, '0', '--reason', 'nothing'),
@@ -67,14 +67,16 @@ describe('switchyard admin CLI', () => {
       // Above 2^53 - 1, the API could not answer the balance as a JSON number.
       () => cliFails('credit', id, '9007199254740993', '--reason', 'too much'),
       () => cliFails('keys', 'create', id, '--tpm', '0'),
+      () => cliFails('keys', 'create', id, '--models', 'local-haiku,gpt-nope'),
     );
+    expect(badModel).toContain('--models: model "gpt-nope" is not in the catalog');
     expect(badLimit).toContain('--tpm must be a whole number from 1');
     expect(notANumber).toContain('<amount> must be a whole number of nanodollars');
     expect(tooLarge).toContain('must be at most 9007199254740991');
     expect(created.key).toMatch(/^sk-sy-/);
     expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null, rpmLimit: 60, tpmLimit: null });
-    const limited = await cli('keys', 'update', created.record.id, '--rpm', 'none', '--tpm', '100000');
-    expect(limited).toMatchObject({ rpmLimit: null, tpmLimit: 100000 });
+    const limited = await cli('keys', 'update', created.record.id, '--rpm', 'none', '--tpm', '100000', '--models', 'local-haiku,local-haiku');
+    expect(limited).toMatchObject({ rpmLimit: null, tpmLimit: 100000, allowedModels: ['local-haiku'] });
     expect(entry).toMatchObject({ kind: 'credit', amount: '2500', balanceAfter: '7500', reason: 'invoice 7' });
     expect(zeroCredit).toContain('must not be zero');
     expect(missing).toContain('no account acct_missing');
