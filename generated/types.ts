@@ -349,6 +349,8 @@ export interface components {
              */
             amount: number;
             reason: components["schemas"]["LedgerText"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Result of adding credits: the journal entry written and the account after it. */
         AddCreditsResult: {
@@ -925,8 +927,10 @@ export interface components {
              * @description Initial balance in nanodollars.
              */
             balance?: number;
+        } & {
+            [key: string]: unknown;
         };
-        /** @description Body of POST /admin/keys. */
+        /** @description Body of POST /admin/keys. Unknown fields are refused (400), so a misspelt limit cannot silently create an unlimited key. */
         CreateKeyRequest: {
             account_id: components["schemas"]["LedgerText"];
             name?: components["schemas"]["LedgerText"];
@@ -936,6 +940,8 @@ export interface components {
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
             /** @description Every model when absent or null. */
             allowed_models?: components["schemas"]["AllowedModels"] | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of POST /v1/messages. Unknown fields (cache_control, output_config, container, mcp_servers, ...) are accepted and carried along. */
         CreateMessageRequest: {
@@ -2211,6 +2217,8 @@ export interface components {
             rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
             allowed_models?: components["schemas"]["AllowedModels"] | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Image fetched from a URL. */
         UrlImageSource: {
@@ -2880,7 +2888,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only entries older than this journal id: the previous page's `last_id`. */
-                before_id?: number;
+                before_id?: string;
             };
             header?: {
                 /** @description `Bearer <admin key>`. */

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { closeRedis, connectRedis } from '../limits/redis-store.js';
 
 const CHANNEL = 'switchyard:key-changed';
 
@@ -15,26 +15,22 @@ export interface KeyEvents {
 export const localKeyEvents: KeyEvents = { changed: () => undefined, close: async () => undefined };
 
 export async function redisKeyEvents(url: string, onChanged: (keyId: string) => void, onError: (err: unknown) => void): Promise<KeyEvents> {
-  // A subscribed connection can do nothing else, so publishing takes a second one.
-  const options = { lazyConnect: true, maxRetriesPerRequest: 1 };
-  const sub = new Redis(url, options);
-  const pub = new Redis(url, options);
-  for (const r of [sub, pub]) r.on('error', () => undefined);
-  try {
-    await Promise.all([sub.connect(), pub.connect()]);
-    await sub.subscribe(CHANNEL);
-  } catch (e) {
-    sub.disconnect();
-    pub.disconnect();
-    throw new Error(`cannot reach Redis at ${url}: ${(e as Error).message}`, { cause: e });
-  }
+  // A subscribed connection can do nothing else, so publishing takes a second one. Publishing is
+  // not queued while disconnected: an announcement then is lost, and the cache's minute applies.
+  const options = { maxRetriesPerRequest: 1, commandTimeout: 5_000 };
+  const sub = await connectRedis(url, options);
+  const pub = await connectRedis(url, { ...options, enableOfflineQueue: false }).catch(async (e) => {
+    await closeRedis(sub);
+    throw e;
+  });
+  await sub.subscribe(CHANNEL);
   sub.on('message', (channel: string, keyId: string) => {
     if (channel === CHANNEL) onChanged(keyId);
   });
   return {
     changed: (keyId) => void pub.publish(CHANNEL, keyId).catch(onError),
     async close() {
-      await Promise.all([sub.quit().catch(() => sub.disconnect()), pub.quit().catch(() => pub.disconnect())]);
+      await Promise.all([closeRedis(sub), closeRedis(pub)]);
     },
   };
 }

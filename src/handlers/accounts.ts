@@ -109,9 +109,8 @@ function limitOf(input: HandlerInput): number {
 export async function getLedger(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
   const limit = limitOf(input);
-  // Validated as an integer ≥ 1 (the validator may have coerced it to a number already).
-  const raw: unknown = input.query.before_id;
-  const before = typeof raw === 'number' || typeof raw === 'string' ? BigInt(raw) : undefined;
+  // Validated as 1 to 19 digits.
+  const before = typeof input.query.before_id === 'string' ? BigInt(input.query.before_id) : undefined;
   const entries = await ledger.ledgerEntries(input.params.account_id, limit + 1, before);
   return { kind: 'json', status: 200, body: page(entries.map(journalBody), limit, (e) => e.id) };
 }

@@ -23,6 +23,8 @@ export interface KeyCacheOptions {
  */
 export class KeyCache {
   private entries = new Map<string, Entry>();
+  /** Counts evictions, so a lookup that raced one does not cache what it read before it. */
+  private evictions = 0;
 
   constructor(
     private readonly opts: KeyCacheOptions,
@@ -39,7 +41,14 @@ export class KeyCache {
     return e.auth;
   }
 
-  set(hash: string, auth: KeyAuth): void {
+  /** A token for `set`: the key read after it is cached only if nothing was evicted meanwhile. */
+  version(): number {
+    return this.evictions;
+  }
+
+  set(hash: string, auth: KeyAuth, readAtVersion: number): void {
+    // A revocation or change landed while this was read from the database: the read may predate it.
+    if (readAtVersion !== this.evictions) return;
     this.entries.delete(hash);
     if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { auth, expiresAt: this.now() + this.opts.ttlMs });
@@ -47,6 +56,7 @@ export class KeyCache {
 
   /** Forgets a key (revoked or changed, or refused by a hold). */
   evictKeyId(keyId: string): void {
+    this.evictions++;
     for (const [hash, e] of this.entries) if (e.auth.keyId === keyId) this.entries.delete(hash);
   }
 }

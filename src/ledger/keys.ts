@@ -62,7 +62,10 @@ export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<Ke
   return row && toKeyRecord(row);
 }
 
-/** Changes a key's name or limits (a field left out is left as it is); undefined when unknown. */
+/**
+ * Changes a key's name or limits (a field left out is left as it is); undefined when unknown. A
+ * revoked key is a 409: it stays as it was when it was revoked.
+ */
 export async function updateKey(db: Kysely<Database>, keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
   const changes = {
     ...(settings.name !== undefined && { name: settings.name }),
@@ -70,10 +73,12 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
     ...(settings.tpmLimit !== undefined && { tpm_limit: settings.tpmLimit }),
     ...(settings.allowedModels !== undefined && { allowed_models: settings.allowedModels }),
   };
-  const q = Object.keys(changes).length
-    ? db.updateTable('api_keys').set(changes).where('id', '=', keyId).returningAll()
-    : db.selectFrom('api_keys').selectAll().where('id', '=', keyId);
-  const row = await q.executeTakeFirst();
+  if (Object.keys(changes).length) {
+    const row = await db.updateTable('api_keys').set(changes).where('id', '=', keyId).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
+    if (row) return toKeyRecord(row);
+  }
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  if (row?.revoked_at && Object.keys(changes).length) throw new GatewayError('conflict', `key "${keyId}" is revoked`, { param: 'key_id' });
   return row && toKeyRecord(row);
 }
 

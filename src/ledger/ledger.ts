@@ -155,8 +155,9 @@ export class Ledger {
     const hash = hashKey(rawKey);
     const cached = this.keys.get(hash);
     if (cached) return cached;
+    const version = this.keys.version();
     const auth = await authenticate(this.db, hash);
-    if (auth) this.keys.set(hash, auth);
+    if (auth) this.keys.set(hash, auth, version);
     return auth;
   }
 

@@ -1,9 +1,9 @@
 import * as metrics from '../util/metrics.js';
 import { MemoryLimitStore } from './memory-store.js';
 import { RedisLimitStore } from './redis-store.js';
-import type { KeyLimits, LimitDecision, LimitStore } from './types.js';
+import type { Correction, KeyLimits, LimitDecision, LimitStore } from './types.js';
 
-export type { BucketStatus, KeyLimits, LimitDecision, LimitStore } from './types.js';
+export type { BucketStatus, Correction, KeyLimits, LimitDecision, LimitStore } from './types.js';
 export { MemoryLimitStore } from './memory-store.js';
 export { RedisLimitStore } from './redis-store.js';
 
@@ -16,9 +16,9 @@ const WARN_EVERY_MS = 10_000;
 
 /**
  * Per-key rate limits in front of the completion pipeline. Keys without limits cost nothing (no
- * store call). When the store cannot answer (Redis down), requests are admitted and the failure
- * is logged and counted: limits protect capacity, while money is protected by the ledger's holds
- * whatever happens here.
+ * store call). When the store cannot answer (Redis disconnected, or no answer within its
+ * timeout), requests are admitted and the failure is logged and counted: limits protect
+ * capacity, while money is protected by the ledger's holds whatever happens here.
  */
 export class RateLimiter {
   private lastWarning = -Infinity;
@@ -31,6 +31,10 @@ export class RateLimiter {
   /** The decision for a request of `tokens` input tokens, or undefined when nothing is enforced. */
   async admit(keyId: string, limits: KeyLimits | undefined, tokens: number): Promise<LimitDecision | undefined> {
     if (!limits || (limits.requestsPerMinute === undefined && limits.tokensPerMinute === undefined)) return undefined;
+    if (!this.store.available()) {
+      this.storeFailed(new Error('the rate-limit store is not connected'));
+      return undefined;
+    }
     try {
       const decision = await this.store.take(keyId, limits, tokens);
       if (!decision.allowed) metrics.rateLimited.inc({ limit: refusedBy(decision) });
@@ -41,10 +45,13 @@ export class RateLimiter {
     }
   }
 
-  /** Charges (or gives back) the difference between the tokens taken at admission and those used. */
-  correct(keyId: string, limits: KeyLimits | undefined, tokens: number): void {
-    if (limits?.tokensPerMinute === undefined || tokens === 0) return;
-    this.store.adjust(keyId, limits, tokens).catch((e) => this.storeFailed(e));
+  /**
+   * Corrects an admitted request's buckets: the tokens it used beyond its input once settled, or
+   * its request and input given back when its hold was refused. Not awaited by anyone.
+   */
+  adjust(keyId: string, limits: KeyLimits | undefined, by: Correction): void {
+    if (!limits || (!by.requests && !by.tokens) || !this.store.available()) return;
+    this.store.adjust(keyId, limits, by).catch((e) => this.storeFailed(e));
   }
 
   close(): Promise<void> {
@@ -60,9 +67,9 @@ export class RateLimiter {
   }
 }
 
-/** The limit that refused: the one with nothing remaining (requests first). */
+/** The limit that refused: tokens for a request too large for it, else the one with nothing left (requests first). */
 export function refusedBy(d: LimitDecision): 'requests' | 'tokens' {
-  return d.requests && d.requests.remaining === 0 ? 'requests' : 'tokens';
+  return !d.tooLarge && d.requests && d.requests.remaining === 0 ? 'requests' : 'tokens';
 }
 
 /** Redis when a URL is given (limits shared by every instance), else this process's memory. */

@@ -1,34 +1,46 @@
-import { adjust, take, type Tats } from './gcra.js';
-import type { KeyLimits, LimitDecision, LimitStore } from './types.js';
+import { adjust, take, usedAt, type Levels } from './bucket.js';
+import type { Correction, KeyLimits, LimitDecision, LimitStore } from './types.js';
 
-/** Keys remembered before full buckets (which equal absent ones) are swept out. */
+/** Keys remembered before drained buckets (which equal absent ones) are swept out. */
 const SWEEP_ABOVE = 100_000;
+/** At most one sweep this often, so a store that stays large does not scan on every request. */
+const SWEEP_EVERY_MS = 10_000;
 
 /** The buckets of one instance, in its memory: for a single gateway, and when no Redis is set. */
 export class MemoryLimitStore implements LimitStore {
-  private buckets = new Map<string, Tats>();
+  private buckets = new Map<string, { levels: Levels; limits: KeyLimits }>();
+  private lastSweep = -Infinity;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   async take(keyId: string, limits: KeyLimits, tokens: number): Promise<LimitDecision> {
     const now = this.now();
-    if (this.buckets.size > SWEEP_ABOVE) this.sweep(now);
-    const { decision, tats } = take(now, this.buckets.get(keyId) ?? {}, limits, tokens);
-    this.buckets.set(keyId, tats);
+    if (this.buckets.size > SWEEP_ABOVE && now - this.lastSweep > SWEEP_EVERY_MS) this.sweep(now);
+    const { decision, levels } = take(now, this.buckets.get(keyId)?.levels ?? {}, limits, tokens);
+    this.buckets.set(keyId, { levels, limits });
     return decision;
   }
 
-  async adjust(keyId: string, limits: KeyLimits, tokens: number): Promise<void> {
-    if (limits.tokensPerMinute === undefined || tokens === 0) return;
-    const tats = this.buckets.get(keyId) ?? {};
-    this.buckets.set(keyId, { ...tats, tokens: adjust(this.now(), tats.tokens, limits.tokensPerMinute, tokens) });
+  async adjust(keyId: string, limits: KeyLimits, by: Correction): Promise<void> {
+    const now = this.now();
+    const levels = { ...this.buckets.get(keyId)?.levels };
+    if (by.requests && limits.requestsPerMinute !== undefined) levels.requests = adjust(now, levels.requests, limits.requestsPerMinute, by.requests);
+    if (by.tokens && limits.tokensPerMinute !== undefined) levels.tokens = adjust(now, levels.tokens, limits.tokensPerMinute, by.tokens);
+    this.buckets.set(keyId, { levels, limits });
+  }
+
+  available(): boolean {
+    return true;
   }
 
   async close(): Promise<void> {}
 
   private sweep(now: number): void {
-    for (const [key, t] of this.buckets) {
-      if ((t.requests ?? 0) <= now && (t.tokens ?? 0) <= now) this.buckets.delete(key);
+    this.lastSweep = now;
+    for (const [key, { levels, limits }] of this.buckets) {
+      const req = limits.requestsPerMinute === undefined ? 0 : usedAt(levels.requests, limits.requestsPerMinute, now);
+      const tok = limits.tokensPerMinute === undefined ? 0 : usedAt(levels.tokens, limits.tokensPerMinute, now);
+      if (req === 0 && tok === 0) this.buckets.delete(key);
     }
   }
 }

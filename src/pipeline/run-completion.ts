@@ -52,7 +52,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
   // Before the hold: a request over its key's limits costs nothing and takes no hold.
   const admitted = ctx.limits ? await deps.limiter.admit(ctx.keyId, ctx.limits, inputTokens) : undefined;
-  if (admitted && !admitted.allowed) throw rateLimitError(admitted);
+  if (admitted && !admitted.allowed) throw rateLimitError(admitted, inputTokens);
   summary.rateLimit = admitted;
   const amount = requestHold(inputTokens, candidates);
   // An account this instance expects to afford the hold gets its first upstream call started
@@ -66,8 +66,8 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       metrics.earlyUpstreamCalls.inc({ hold: 'refused' });
       await early.cancel();
     }
-    // Nothing ran: the input tokens taken from the key's bucket go back.
-    if (admitted) deps.limiter.correct(ctx.keyId, ctx.limits, -inputTokens);
+    // Nothing ran: the request and its input go back to the key's buckets.
+    if (admitted) deps.limiter.adjust(ctx.keyId, ctx.limits, { requests: -1, tokens: -inputTokens });
     throw e;
   }
   if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
@@ -210,7 +210,15 @@ async function* runAttempts(
 }
 
 /** A 429 naming the limit that refused, with when to come back. */
-function rateLimitError(d: LimitDecision): GatewayError {
+function rateLimitError(d: LimitDecision, inputTokens: number): GatewayError {
+  const rateLimit = { requests: d.requests, tokens: d.tokens };
+  if (d.tooLarge) {
+    // OpenAI's answer to a request larger than the limit: a 429 that waiting cannot cure.
+    return new GatewayError('rate_limit', `Request too large: ${inputTokens} input tokens are more than this key's limit of ${d.tokens!.limit} tokens per minute (TPM).`, {
+      code: 'rate_limit_exceeded',
+      rateLimit,
+    });
+  }
   const by = refusedBy(d);
   const bucket = by === 'requests' ? d.requests! : d.tokens!;
   const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
@@ -218,7 +226,7 @@ function rateLimitError(d: LimitDecision): GatewayError {
   return new GatewayError('rate_limit', `Rate limit reached for ${what} on this key: limit ${bucket.limit}. Please try again in ${seconds}s.`, {
     code: 'rate_limit_exceeded',
     retryAfter: seconds,
-    rateLimit: { requests: d.requests, tokens: d.tokens },
+    rateLimit,
   });
 }
 
@@ -309,7 +317,7 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
   summary.cost = charges.reduce((acc, c) => acc + c.cost, 0n);
   recordMetrics(summary, charges);
   // The key's token bucket took the input estimate at admission; now it gets what was really used.
-  if (summary.rateLimit) deps.limiter.correct(ctx.keyId, ctx.limits, inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens);
+  if (summary.rateLimit) deps.limiter.adjust(ctx.keyId, ctx.limits, { tokens: inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens });
   try {
     await deps.ledger.settle({
       requestId: ctx.requestId,

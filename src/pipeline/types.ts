@@ -20,7 +20,7 @@ export interface PipelineDeps {
   ledger: LedgerPort;
   providers: Partial<Record<ProviderType, Provider>>;
   /** Per-key rate limits, checked before the hold. */
-  limiter: Pick<RateLimiter, 'admit' | 'correct'>;
+  limiter: Pick<RateLimiter, 'admit' | 'adjust'>;
   holdTtlMs: number;
   log: Logger;
   /** Injected clock (ms), so tests can control it. */

@@ -72,6 +72,16 @@ describe('rate limits through the admin API', () => {
     }
     const missing = await admin('/admin/keys/key_nope', 'PATCH', { rpm_limit: 1 });
     expect(missing.status).toBe(404);
+    // A misspelt field is refused, not ignored (it would have made an unlimited key).
+    const misspelt = await admin('/admin/keys', 'POST', { account_id: accountId, rpm: 5 });
+    expect(misspelt.status).toBe(400);
+    expect(((await misspelt.json()) as any).error.message).toMatch(/rpm/);
+    const { id } = await limitedKey({ rpm_limit: 5 });
+    expect((await admin(`/admin/keys/${id}`, 'PATCH', { account_id: accountId })).status).toBe(400);
+    // A revoked key stays as it was revoked.
+    await admin(`/admin/keys/${id}`, 'DELETE');
+    const revoked = await admin(`/admin/keys/${id}`, 'PATCH', { rpm_limit: 6 });
+    expect(revoked.status).toBe(409);
   });
 });
 
@@ -159,6 +169,17 @@ describe('a tokens-per-minute limit', () => {
     expect((await account(accountId)).held).toBe(0n);
   });
 
+  it('refuses a prompt larger than the whole limit, without a retry-after that could never help', async () => {
+    const { key, id } = await limitedKey({ tpm_limit: 5 });
+    const err: any = await openai(key).chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'Hello there, how are you today?' }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err.message).toMatch(/Request too large: \d+ input tokens are more than this key's limit of 5 tokens per minute/);
+    expect(err.headers.get('retry-after')).toBeNull();
+    // Raising the limit lets it through at once.
+    await admin(`/admin/keys/${id}`, 'PATCH', { tpm_limit: 10_000 });
+    await openai(key).chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask });
+  });
+
   it('gives the input back when the hold is refused', async () => {
     const { key, accountId } = await limitedKey({ tpm_limit: 1000 });
     await gw.ledger.credit(accountId, -(await account(accountId)).balance, 'empty the account');
@@ -171,6 +192,18 @@ describe('a tokens-per-minute limit', () => {
     const { response } = await client.chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask }).withResponse();
     // Only this request's prompt is gone from the bucket, not the three refused ones'.
     expect(Number(response.headers.get('x-ratelimit-remaining-tokens'))).toBeGreaterThan(1000 - 20);
+  });
+
+  it('a refused hold does not use up a request either: a client out of money gets 402s, not a 429', async () => {
+    const { key, accountId } = await limitedKey({ rpm_limit: 1 });
+    await gw.ledger.credit(accountId, -(await account(accountId)).balance, 'empty the account');
+    const client = openai(key);
+    for (let i = 0; i < 3; i++) {
+      const err: any = await client.chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask }).catch((e) => e);
+      expect(err.status).toBe(402);
+    }
+    await gw.ledger.credit(accountId, 1_000_000_000n, 'top up');
+    await client.chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask });
   });
 });
 

@@ -11,7 +11,9 @@ export function anthropicRateLimitHeaders(status: RateLimitStatus, nowMs: number
     if (!bucket) continue;
     headers[`anthropic-ratelimit-${name}-limit`] = String(bucket.limit);
     headers[`anthropic-ratelimit-${name}-remaining`] = String(bucket.remaining);
-    headers[`anthropic-ratelimit-${name}-reset`] = new Date(nowMs + Math.max(0, Math.ceil(bucket.resetMs / 1000) * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // Whole seconds, rounded up: never before the bucket is really full.
+    const reset = Math.ceil((nowMs + Math.max(0, bucket.resetMs)) / 1000) * 1000;
+    headers[`anthropic-ratelimit-${name}-reset`] = new Date(reset).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   return headers;
 }
