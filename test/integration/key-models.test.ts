@@ -17,12 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.close());
 
-const admin = (path: string, method: string, body?: unknown) =>
-  fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+const admin = (path: string, method: string, body?: unknown) => gw.admin(path, method, body);
 
 async function restrictedKey(allowed: string[] | null) {
   const { accountId } = await gw.newAccount();

@@ -18,6 +18,8 @@ export interface TestGateway {
   adminKey: string;
   /** Another funded account with its own key. */
   newAccount(balance?: bigint, name?: string): Promise<{ accountId: string; key: string }>;
+  /** A request to the admin API with the admin key (a JSON body when given). */
+  admin(path: string, method?: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,12 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     key: first.key,
     adminKey: ADMIN_KEY,
     newAccount,
+    admin: (path, method = 'GET', body) =>
+      fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     async close() {
       await gateway.close();
       await db.cleanup();
