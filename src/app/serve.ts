@@ -9,21 +9,33 @@ export interface ServeOptions {
   demo: boolean;
 }
 
+/** Node runs a longer timer after 1 ms: such a setting would quietly mean its opposite. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number from the environment within [min, max], undefined when unset; else the start fails naming it. */
+function envInteger(name: string, min: number, max: number): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') return undefined;
+  const v = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!(v >= min && v <= max)) throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return v;
+}
+
 /** `switchyard serve`: start on the environment's settings, stop cleanly on SIGINT/SIGTERM. */
 export async function serve(opts: ServeOptions): Promise<Gateway> {
   const db = ledgerOptionsFromEnv();
   const gateway = await startGateway({
     host: process.env.HOST ?? '127.0.0.1',
-    port: Number(process.env.PORT ?? 8080),
+    port: envInteger('PORT', 0, 65_535) ?? 8080,
     configPath: process.env.SWITCHYARD_CONFIG || undefined,
     databaseUrl: db.databaseUrl,
     dbSchema: db.schema,
     dataDir: db.dataDir,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     redisUrl: process.env.REDIS_URL || undefined,
-    holdTtlMs: process.env.SWITCHYARD_HOLD_TTL_MS ? Number(process.env.SWITCHYARD_HOLD_TTL_MS) : undefined,
-    reaperIntervalMs: process.env.SWITCHYARD_REAPER_INTERVAL_MS ? Number(process.env.SWITCHYARD_REAPER_INTERVAL_MS) : undefined,
-    sendTimeoutMs: process.env.SWITCHYARD_SEND_TIMEOUT_MS ? Number(process.env.SWITCHYARD_SEND_TIMEOUT_MS) : undefined,
+    holdTtlMs: envInteger('SWITCHYARD_HOLD_TTL_MS', 1, MAX_TIMER_MS),
+    reaperIntervalMs: envInteger('SWITCHYARD_REAPER_INTERVAL_MS', 1, MAX_TIMER_MS),
+    sendTimeoutMs: envInteger('SWITCHYARD_SEND_TIMEOUT_MS', 1, MAX_TIMER_MS),
   });
   let stopping = false;
   const stop = async (signal: string) => {

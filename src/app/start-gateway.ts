@@ -91,8 +91,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       stopAnnouncing();
-      await keyEvents.close();
-      if (ownsLimiter) await limiter.close();
+      await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
       if (ownsLedger) await ledger.close();
     },
   };

@@ -101,6 +101,8 @@ export function journalBody(e: JournalEntry) {
   };
 }
 
+const MAX_INT64 = 2n ** 63n - 1n;
+
 function limitOf(input: HandlerInput): number {
   const raw = Number(input.query.limit ?? 100);
   return Number.isInteger(raw) && raw > 0 ? Math.min(raw, 1000) : 100;
@@ -109,8 +111,9 @@ function limitOf(input: HandlerInput): number {
 export async function getLedger(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
   const limit = limitOf(input);
-  // Validated as 1 to 19 digits.
+  // Validated as 1 to 19 digits; a journal id is a bigint.
   const before = typeof input.query.before_id === 'string' ? BigInt(input.query.before_id) : undefined;
+  if (before !== undefined && before > MAX_INT64) throw new GatewayError('invalid_request', `before_id must be at most ${MAX_INT64}`, { param: 'before_id' });
   const entries = await ledger.ledgerEntries(input.params.account_id, limit + 1, before);
   return { kind: 'json', status: 200, body: page(entries.map(journalBody), limit, (e) => e.id) };
 }

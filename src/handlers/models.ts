@@ -5,8 +5,9 @@ import type { HandlerInput, HandlerResult } from './types.js';
 
 /** GET /v1/models: OpenAI's list shape, or Anthropic's when the caller sends `anthropic-version`. */
 export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult {
-  // A key restricted to some models sees only those.
-  const models = [...catalog.models.values()].filter((m) => !m.hidden && mayUse(input.auth?.allowedModels, m.id));
+  // A key restricted to some models sees only those, hidden ones included when named for it.
+  const allowed = input.auth?.allowedModels;
+  const models = [...catalog.models.values()].filter((m) => (allowed ? allowed.has(m.id) : !m.hidden));
   if (wantsAnthropicShape(input)) {
     const { page, hasMore } = pageOf(models, input.query);
     const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));

@@ -213,6 +213,11 @@ function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAda
   const rendered = protocol.encodeError(err, ctx.state.requestId);
   ctx.status = rendered.status;
   for (const [k, v] of Object.entries(rendered.headers)) ctx.set(k, v);
-  if (err.rateLimit) for (const [k, v] of Object.entries(protocol.rateLimitHeaders(err.rateLimit, Date.now()))) ctx.set(k, v);
+  if (err.rateLimit) {
+    for (const [k, v] of Object.entries(protocol.rateLimitHeaders(err.rateLimit, Date.now()))) ctx.set(k, v);
+    // A 429 without a time to wait (a request larger than the limit) will not pass by retrying:
+    // both SDK families read this header and do not retry.
+    if (err.retryAfter === undefined) ctx.set('x-should-retry', 'false');
+  }
   ctx.body = rendered.body;
 }

@@ -6,14 +6,14 @@ export const WINDOW_MS = 60_000;
 const EPSILON = 1e-9;
 
 /**
- * One limit's bucket: `used` units at time `at` (ms). Units drain continuously, `limit` per
- * minute, as OpenAI's and Anthropic's own limits refill (there is no window edge where twice the
- * limit can pass). Kept in units, not as a time, so a changed limit applies at once: raising it
- * lets a key in debt through as soon as the new limit allows.
+ * One limit's bucket: `used` units at time `at` (ms), under the limit `limit`. Units drain
+ * continuously, `limit` per minute, as OpenAI's and Anthropic's own limits refill (there is no
+ * window edge where twice the limit can pass).
  */
 export interface Level {
   used: number;
   at: number;
+  limit: number;
 }
 
 export interface Levels {
@@ -21,9 +21,15 @@ export interface Levels {
   tokens?: Level;
 }
 
-/** Units in use now. */
+/**
+ * Units in use now, under `limit`. A changed limit never makes a key wait longer than it had to:
+ * raised, the units stay (the key gets through as soon as the new limit allows); lowered, they
+ * shrink in proportion (the bucket is full again when it would have been).
+ */
 export function usedAt(level: Level | undefined, limit: number, now: number): number {
-  return level ? Math.max(0, level.used - ((now - level.at) * limit) / WINDOW_MS) : 0;
+  if (!level) return 0;
+  const used = Math.max(0, level.used - ((now - level.at) * level.limit) / WINDOW_MS);
+  return limit < level.limit ? (used * limit) / level.limit : used;
 }
 
 /**
@@ -51,15 +57,15 @@ export function take(now: number, levels: Levels, limits: KeyLimits, tokens: num
   const allowed = waitMs === 0 && !tooLarge;
   const next: Levels = { ...levels };
   if (allowed) {
-    if (rpm !== undefined) next.requests = { used: (reqUsed += 1), at: now };
-    if (tpm !== undefined) next.tokens = { used: (tokUsed += tokens), at: now };
+    if (rpm !== undefined) next.requests = { used: (reqUsed += 1), at: now, limit: rpm };
+    if (tpm !== undefined) next.tokens = { used: (tokUsed += tokens), at: now, limit: tpm };
   }
   return { decision: decision(allowed, waitMs, tooLarge, limits, reqUsed, tokUsed), levels: allowed ? next : levels };
 }
 
 /** A bucket after `delta` more (or, negative, fewer) units than it took. */
 export function adjust(now: number, level: Level | undefined, limit: number, delta: number): Level {
-  return { used: Math.max(0, usedAt(level, limit, now) + delta), at: now };
+  return { used: Math.max(0, usedAt(level, limit, now) + delta), at: now, limit };
 }
 
 /** The decision as both stores report it, from each bucket's units in use. */

@@ -91,6 +91,16 @@ describe.each(storeTargets)('rate-limit store: $name', (target) => {
     expect(byRequests.tokens!.remaining).toBeGreaterThanOrEqual(29);
   });
 
+  it('never makes a key wait longer for a lowered limit than it already had to', async () => {
+    store = await target.open();
+    for (let i = 0; i < 120; i++) expect((await store.take('k', { requestsPerMinute: 120 }, 0)).allowed).toBe(true);
+    const lowered = await store.take('k', { requestsPerMinute: 2 }, 0);
+    expect(lowered.allowed).toBe(false);
+    // Under 120 a minute the bucket was full again within a minute; it still is under 2.
+    expect(lowered.retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(lowered.requests!.resetMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('applies a changed limit at once: raising it lets a key in debt through', async () => {
     store = await target.open();
     expect((await store.take('k', { tokensPerMinute: 10 }, 10)).allowed).toBe(true);
@@ -167,8 +177,10 @@ describe('connecting to Redis', () => {
     expect(refused.message).toMatch(/REDIS_URL/);
     expect(refused.message).toMatch(/ECONNREFUSED/);
     expect(refused.message).not.toContain('s3cret');
-    const malformed: Error = await RedisLimitStore.connect('redis://app:s3cret@[bad').catch((e) => e);
-    expect(malformed.message).toMatch(/REDIS_URL/);
-    expect(malformed.message).not.toContain('s3cret');
+    for (const url of ['redis://app:s3cret@[bad', 'notaurl://x:s3cret@h', 'redis://:s3cret@pw@127.0.0.1:1']) {
+      const err: Error = await RedisLimitStore.connect(url).catch((e) => e);
+      expect(err.message, url).toMatch(/REDIS_URL/);
+      expect(err.message, url).not.toMatch(/s3cret|@pw/);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { adjust, take, usedAt, type Levels } from './bucket.js';
+import { adjust, take, usedAt, type Level, type Levels } from './bucket.js';
 import type { Correction, KeyLimits, LimitDecision, LimitStore } from './types.js';
 
 /** Keys remembered before drained buckets (which equal absent ones) are swept out. */
@@ -8,7 +8,7 @@ const SWEEP_EVERY_MS = 10_000;
 
 /** The buckets of one instance, in its memory: for a single gateway, and when no Redis is set. */
 export class MemoryLimitStore implements LimitStore {
-  private buckets = new Map<string, { levels: Levels; limits: KeyLimits }>();
+  private buckets = new Map<string, Levels>();
   private lastSweep = -Infinity;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -16,17 +16,17 @@ export class MemoryLimitStore implements LimitStore {
   async take(keyId: string, limits: KeyLimits, tokens: number): Promise<LimitDecision> {
     const now = this.now();
     if (this.buckets.size > SWEEP_ABOVE && now - this.lastSweep > SWEEP_EVERY_MS) this.sweep(now);
-    const { decision, levels } = take(now, this.buckets.get(keyId)?.levels ?? {}, limits, tokens);
-    this.buckets.set(keyId, { levels, limits });
+    const { decision, levels } = take(now, this.buckets.get(keyId) ?? {}, limits, tokens);
+    this.buckets.set(keyId, levels);
     return decision;
   }
 
   async adjust(keyId: string, limits: KeyLimits, by: Correction): Promise<void> {
     const now = this.now();
-    const levels = { ...this.buckets.get(keyId)?.levels };
+    const levels = { ...this.buckets.get(keyId) };
     if (by.requests && limits.requestsPerMinute !== undefined) levels.requests = adjust(now, levels.requests, limits.requestsPerMinute, by.requests);
     if (by.tokens && limits.tokensPerMinute !== undefined) levels.tokens = adjust(now, levels.tokens, limits.tokensPerMinute, by.tokens);
-    this.buckets.set(keyId, { levels, limits });
+    this.buckets.set(keyId, levels);
   }
 
   available(): boolean {
@@ -37,10 +37,7 @@ export class MemoryLimitStore implements LimitStore {
 
   private sweep(now: number): void {
     this.lastSweep = now;
-    for (const [key, { levels, limits }] of this.buckets) {
-      const req = limits.requestsPerMinute === undefined ? 0 : usedAt(levels.requests, limits.requestsPerMinute, now);
-      const tok = limits.tokensPerMinute === undefined ? 0 : usedAt(levels.tokens, limits.tokensPerMinute, now);
-      if (req === 0 && tok === 0) this.buckets.delete(key);
-    }
+    const drained = (l: Level | undefined) => !l || usedAt(l, l.limit, now) === 0;
+    for (const [key, levels] of this.buckets) if (drained(levels.requests) && drained(levels.tokens)) this.buckets.delete(key);
   }
 }

@@ -4,26 +4,29 @@ import type { Correction, KeyLimits, LimitDecision, LimitStore } from './types.j
 
 /**
  * Lua shared by both scripts: Redis's clock in ms, a bucket's units in use now, and the key's
- * expiry once both buckets have drained. A key's two buckets are fields of one hash (`ru`/`ra`:
- * requests used, at; `tu`/`ta`: tokens), so each script touches one key. Numbers are written with
- * 17 significant digits: Lua's `tostring` keeps 14, which loses units at large limits.
+ * expiry once both buckets have drained. A key's two buckets are fields of one hash (`ru`/`ra`/`rl`:
+ * requests used, at, under limit; `tu`/`ta`/`tl`: tokens), so each script touches one key. Numbers
+ * are written with 17 significant digits: Lua's `tostring` keeps 14, which loses units at large limits.
  */
 const COMMON = `
 local W = tonumber(ARGV[1])
 local rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local v = redis.call('HMGET', KEYS[1], 'ru', 'ra', 'tu', 'ta')
-local function used(u, a, limit)
+local v = redis.call('HMGET', KEYS[1], 'ru', 'ra', 'rl', 'tu', 'ta', 'tl')
+local function used(u, a, was, limit)
   if limit <= 0 or not u then return 0 end
-  return math.max(0, tonumber(u) - (now - tonumber(a)) * limit / W)
+  was = tonumber(was) or limit
+  local x = math.max(0, tonumber(u) - (now - tonumber(a)) * was / W)
+  if limit < was then x = x * limit / was end
+  return x
 end
 local function num(x) return string.format('%.17g', x) end
-local ru, tu = used(v[1], v[2], rpm), used(v[3], v[4], tpm)
+local ru, tu = used(v[1], v[2], v[3], rpm), used(v[4], v[5], v[6], tpm)
 local function save()
   local ttl = 0
-  if rpm > 0 then redis.call('HSET', KEYS[1], 'ru', num(ru), 'ra', num(now)); ttl = math.max(ttl, ru * W / rpm) end
-  if tpm > 0 then redis.call('HSET', KEYS[1], 'tu', num(tu), 'ta', num(now)); ttl = math.max(ttl, tu * W / tpm) end
+  if rpm > 0 then redis.call('HSET', KEYS[1], 'ru', num(ru), 'ra', num(now), 'rl', num(rpm)); ttl = math.max(ttl, ru * W / rpm) end
+  if tpm > 0 then redis.call('HSET', KEYS[1], 'tu', num(tu), 'ta', num(now), 'tl', num(tpm)); ttl = math.max(ttl, tu * W / tpm) end
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl) + 1000)
 end
 `;
@@ -125,7 +128,7 @@ export async function connectRedis(url: string, options: RedisOptions): Promise<
   try {
     redis = new Redis(url, { lazyConnect: true, ...options });
   } catch (e) {
-    throw new Error(`REDIS_URL ${redacted(url)} is not a Redis URL: ${(e as Error).message}`, { cause: e });
+    throw new Error(redact(`REDIS_URL ${url} is not a Redis URL: ${(e as Error).message}`, url));
   }
   let cause: Error | undefined;
   // Reconnection errors are reported through the commands that fail; unhandled, they would crash.
@@ -135,7 +138,8 @@ export async function connectRedis(url: string, options: RedisOptions): Promise<
     return redis;
   } catch (e) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${redacted(url)} (REDIS_URL): ${(cause ?? (e as Error)).message}`, { cause: e });
+    // The cause is left out of the chain: its message may quote the URL, password included.
+    throw new Error(redact(`cannot reach Redis at ${url} (REDIS_URL): ${(cause ?? (e as Error)).message}`, url));
   }
 }
 
@@ -147,6 +151,8 @@ export async function closeRedis(redis: Redis): Promise<void> {
   redis.disconnect();
 }
 
-function redacted(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, (_m, auth: string) => `//${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`);
+/** The URL's credentials (everything between `//` and the host's `@`), masked wherever they appear in `text`. */
+function redact(text: string, url: string): string {
+  const credentials = /^[^/]*\/\/(.*)@[^@/]*/.exec(url)?.[1];
+  return credentials ? text.split(credentials).join('***') : text;
 }

@@ -151,7 +151,7 @@ describe.each(dbTargets)('balance and admin money APIs ($name)', (target) => {
     expect(end).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
     const unknown = await checked(await admin(`/admin/accounts/${accountId}/usage?before_id=req_nope`), 'adminGetUsage', 400);
     expect(unknown.error.param).toBe('before_id');
-    for (const bad of ['0', '-3', 'abc', '1.5', '99999999999999999999999', '0x10', '1e3', ' 7']) {
+    for (const bad of ['0', '-3', 'abc', '1.5', '99999999999999999999999', '0x10', '1e3', ' 7', '9223372036854775808']) {
       expect((await admin(`/admin/accounts/${accountId}/ledger?before_id=${bad}`)).status, bad).toBe(400);
     }
   });

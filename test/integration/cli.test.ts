@@ -37,7 +37,10 @@ describe('switchyard admin CLI', () => {
     return JSON.parse(stdout);
   }
   async function cliFails(...args: string[]): Promise<string> {
-    const err = (await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...env } }).then(
+    return failsWith({}, ...args);
+  }
+  async function failsWith(extraEnv: Record<string, string>, ...args: string[]): Promise<string> {
+    const err = (await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...env, ...extraEnv } }).then(
       () => undefined,
       (e: unknown) => e,
     )) as { code: number; stderr: string } | undefined;
@@ -51,6 +54,13 @@ describe('switchyard admin CLI', () => {
     for (const j of jobs) out.push(await j());
     return out;
   }
+
+  it('serve refuses a setting that is not a whole number in range, naming it, instead of misreading it', async () => {
+    for (const [name, value] of [['SWITCHYARD_SEND_TIMEOUT_MS', '60s'], ['SWITCHYARD_SEND_TIMEOUT_MS', '0'], ['SWITCHYARD_HOLD_TTL_MS', '99999999999'], ['PORT', 'http']]) {
+      const stderr = await failsWith({ [name]: value }, 'serve');
+      expect(stderr).toContain(`${name} must be a whole number from`);
+    }
+  }, 60_000);
 
   it('accounts create|show, keys create|list|revoke, credit and balance', async () => {
     const account = await cli('accounts', 'create', 'acme', '--balance', '5000');

@@ -100,4 +100,11 @@ describe('allowed models', () => {
     expect(refusedOnce.data.model).toBe('local-haiku');
     expect(refusedOnce.response.headers.get('x-switchyard-attempts')).toBe('local-opus=refusal, local-haiku=ok');
   });
+
+  it('lists a hidden model the key is restricted to', async () => {
+    const { key } = await restrictedKey(['local-sonnet-fast']);
+    const ids = [];
+    for await (const m of new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key }).models.list()) ids.push(m.id);
+    expect(ids).toEqual(['local-sonnet-fast']);
+  });
 });

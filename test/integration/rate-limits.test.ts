@@ -170,6 +170,8 @@ describe('a tokens-per-minute limit', () => {
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.message).toMatch(/Request too large: \d+ input tokens are more than this key's limit of 5 tokens per minute/);
     expect(err.headers.get('retry-after')).toBeNull();
+    // The SDKs would otherwise retry it twice, in vain.
+    expect(err.headers.get('x-should-retry')).toBe('false');
     // Raising the limit lets it through at once.
     await admin(`/admin/keys/${id}`, 'PATCH', { tpm_limit: 10_000 });
     await openai(key).chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask });
