@@ -104,7 +104,7 @@ export function validRequest(ctx: FuzzContext, op: Operation): fc.Arbitrary<Fuzz
     const headers: Record<string, string> = { ...auth };
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
       const [where, name] = key.split(':') as [string, string];
-      if (where === 'path') path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+      if (where === 'path') path = path.replace(`{${name}}`, pathSegment(String(value)));
       else if (where === 'query') query.set(name, String(value));
       // Only printable ASCII can travel in a header; the rest would fail in the client, not the server.
       else headers[name] = String(value).replace(/[^\x20-\x7e]/g, '');
@@ -118,4 +118,12 @@ export function validRequest(ctx: FuzzContext, op: Operation): fc.Arbitrary<Fuzz
 /** True when the request asks for an SSE answer. */
 export function wantsStream(req: FuzzRequest): boolean {
   return Boolean(req.body && typeof req.body === 'object' && (req.body as Record<string, unknown>).stream === true);
+}
+
+/**
+ * A path parameter as one segment. `.` and `..` are escaped too: left as they are, the client
+ * resolves them (`/admin/keys/.` becomes `/admin/keys/`), and the request reaches another route.
+ */
+function pathSegment(value: string): string {
+  return value === '.' || value === '..' ? value.replace(/\./g, '%2E') : encodeURIComponent(value);
 }

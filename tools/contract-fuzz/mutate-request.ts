@@ -108,10 +108,21 @@ function mutations(ctx: FuzzContext, op: Operation, limits: SizedLimits): Record
   };
   out.malformedJson = (r, pick) => {
     const json = JSON.stringify(bodyOf(r));
-    const raw = keyAt([json.slice(0, Math.max(1, json.length - 1 - (pick % 7))), `${json.slice(0, -1)},}`, json.replace(/"/g, "'"), `${json}{`, '{', '\u0000', 'nul'], pick)!;
+    // Only texts that really are not JSON: `{}` with its quotes replaced is still `{}`.
+    const candidates = [json.slice(0, Math.max(1, json.length - 1 - (pick % 7))), `${json.slice(0, -1)},}`, json.replace(/"/g, "'"), `${json}{`, '{', '\u0000', 'nul'];
+    const raw = keyAt(candidates.filter((text) => !parses(text)), pick)!;
     return { ...r, raw, expect: [400] };
   };
   return out;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function numericType(s: Schema): string | undefined {
