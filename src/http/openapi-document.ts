@@ -113,6 +113,8 @@ export function schemaError(errors: ErrorObject[]): GatewayError {
   const where = param || 'body';
   let message = `${where}: ${e.message ?? 'is invalid'}`;
   if (e.keyword === 'required') message = `${where}: is required`;
+  // A closed object (`...Record<never>` in TypeSpec) refuses other fields with `not: {}`.
+  if (e.keyword === 'not' && e.schemaPath.endsWith('/additionalProperties/not')) message = `${where}: is not a field of this request`;
   if (e.keyword === 'enum') message += ` (${((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`;
   if (e.instancePath === '/requestBody' && e.keyword === 'type') message = 'the request body must be a JSON object';
   return new GatewayError('invalid_request', message, { param: param || undefined });

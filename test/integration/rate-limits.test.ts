@@ -70,7 +70,7 @@ describe('rate limits through the admin API', () => {
     // A misspelt field is refused, not ignored (it would have made an unlimited key).
     const misspelt = await admin('/admin/keys', 'POST', { account_id: accountId, rpm: 5 });
     expect(misspelt.status).toBe(400);
-    expect(((await misspelt.json()) as any).error.message).toMatch(/rpm/);
+    expect(((await misspelt.json()) as any).error).toMatchObject({ param: 'rpm', message: 'rpm: is not a field of this request' });
     const { id } = await limitedKey({ rpm_limit: 5 });
     expect((await admin(`/admin/keys/${id}`, 'PATCH', { account_id: accountId })).status).toBe(400);
     // A revoked key stays as it was revoked.
