@@ -1,7 +1,7 @@
 import { defaultCatalog } from '../config/default-catalog.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeySettings, type Ledger } from '../ledger/index.js';
-import { findModel } from '../routing/index.js';
+import { catalogModelIds } from '../routing/index.js';
 
 type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string };
 
@@ -74,9 +74,13 @@ function models(text: string | undefined): string[] | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'all') return null;
   const catalog = process.env.SWITCHYARD_CONFIG ? loadConfigFile(process.env.SWITCHYARD_CONFIG) : defaultCatalog();
-  const ids = text.split(',').map((id) => id.trim()).filter(Boolean).map((id) => findModel(catalog, id)?.id ?? fail(`--models: model "${id}" is not in the catalog`));
-  if (ids.length === 0) throw new Error('--models needs at least one model, or all');
-  return [...new Set(ids)];
+  const names = text.split(',').map((id) => id.trim()).filter(Boolean);
+  if (names.length === 0) throw new Error('--models needs at least one model, or all');
+  try {
+    return catalogModelIds(catalog, names, '--models');
+  } catch (e) {
+    throw new Error(`--models: ${(e as Error).message}`);
+  }
 }
 
 /** A per-minute limit as the admin API takes it (1 to 2^31 - 1), `none` for no limit, absent to leave it. */

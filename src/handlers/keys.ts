@@ -1,6 +1,6 @@
 import { GatewayError } from '../ir/index.js';
 import type { KeySettings, Ledger } from '../ledger/index.js';
-import { findModel, type Catalog } from '../routing/index.js';
+import { catalogModelIds, type Catalog } from '../routing/index.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
 type KeyRecord = Awaited<ReturnType<Ledger['listKeys']>>[number];
@@ -31,14 +31,8 @@ interface KeyBody {
  * limit, every model). Allowed models must be in the catalog; aliases are stored as their model.
  */
 function keySettings(catalog: Catalog, body: KeyBody): KeySettings {
-  const ids = (list: string[]) =>
-    list.map((id, i) => {
-      const m = findModel(catalog, id);
-      if (!m) throw new GatewayError('invalid_request', `model "${id}" is not in the catalog`, { param: `allowed_models[${i}]` });
-      return m.id;
-    });
   const allowed = body.allowed_models;
-  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit, allowedModels: allowed ? [...new Set(ids(allowed))] : allowed };
+  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit, allowedModels: allowed ? catalogModelIds(catalog, allowed, 'allowed_models') : allowed };
 }
 
 /** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */

@@ -4,6 +4,7 @@ import type { Database, AccountRow, JournalRow } from './schema.js';
 import { MAX_BALANCE, MONEY_UNIT, type Account, type JournalEntry } from './types.js';
 import { newAccountId } from './ids.js';
 import { toAccount, toJournalEntry } from './rows.js';
+import { createdBefore } from './read-ledger.js';
 
 /** Creates the account and journals a non-zero opening balance as a credit, in one statement. */
 export async function createAccount(db: Kysely<Database>, name: string, initialBalance = 0n): Promise<Account> {
@@ -33,8 +34,7 @@ export async function listAccounts(db: Kysely<Database>, limit = 100, beforeId?:
   let q = db.selectFrom('accounts').selectAll();
   if (beforeId !== undefined) {
     if (!(await getAccount(db, beforeId))) throw new GatewayError('invalid_request', `no account "${beforeId}"`, { param: 'before_id' });
-    // Compared in SQL: a JavaScript Date would cut created_at's microseconds and skip rows.
-    q = q.where(sql<boolean>`(created_at, id) < (SELECT created_at, id FROM accounts WHERE id = ${beforeId})`);
+    q = q.where(createdBefore('accounts', 'id', beforeId));
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(toAccount);

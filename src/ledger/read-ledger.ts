@@ -26,11 +26,25 @@ export async function usageRecords(db: Kysely<Database>, accountId: string, limi
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (!cursor) throw new GatewayError('invalid_request', `no usage record "${beforeRequestId}" in this account`, { param: 'before_id' });
-    // Compared in SQL: a JavaScript Date would cut created_at's microseconds and skip rows.
-    q = q.where(sql<boolean>`(created_at, request_id) < (SELECT created_at, request_id FROM usage_records WHERE request_id = ${beforeRequestId})`);
+    q = q.where(createdBefore('usage_records', 'request_id', beforeRequestId));
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(limit).execute();
   return rows.map(toUsageRecord);
+}
+
+/** The tables listed newest first by `created_at`, with the id column that breaks ties. */
+interface PagedById {
+  accounts: 'id';
+  usage_records: 'request_id';
+}
+
+/**
+ * Rows of `table` older than the row `id` names, in the newest-first order (`created_at`, then the
+ * id) that the paged lists use. Compared in SQL: a JavaScript Date would cut created_at's
+ * microseconds and skip rows.
+ */
+export function createdBefore<T extends keyof PagedById>(table: T, idColumn: PagedById[T], id: string) {
+  return sql<boolean>`(created_at, ${sql.ref(idColumn)}) < (SELECT created_at, ${sql.ref(idColumn)} FROM ${sql.table(table)} WHERE ${sql.ref(idColumn)} = ${id})`;
 }
 
 /**

@@ -21,14 +21,7 @@ export interface Candidate {
  * a fallback); a default fallback or fast variant it may not use is skipped, as if absent.
  */
 export function planRoute(catalog: Catalog, req: Request, allowed?: ReadonlySet<string>): Candidate[] {
-  const primary = findModel(catalog, req.model);
-  if (!primary) {
-    throw new GatewayError('not_found', `model "${req.model}" is not in the catalog (GET /v1/models lists the models)`, {
-      param: 'model',
-      code: 'model_not_found',
-    });
-  }
-  if (!mayUse(allowed, primary.id)) throw modelNotAllowed(primary.id, 'model');
+  const primary = requestedModel(catalog, req.model, allowed);
   if (!req.maxTokensDefaulted && req.maxTokens > primary.maxOutputTokens) {
     const param = req.maxTokensParam ?? 'max_tokens';
     throw new GatewayError(
@@ -57,6 +50,35 @@ function fallbackChain(catalog: Catalog, primary: ModelEntry, req: Request, allo
     if (!mayUse(allowed, m.id)) throw modelNotAllowed(m.id, `fallbacks.${i}`);
     return m;
   });
+}
+
+/**
+ * The model a request names (an id or an alias): a 404 when the catalog has no such model, a 403
+ * when the key is restricted to `allowed` models and this is not one of them.
+ */
+export function requestedModel(catalog: Catalog, idOrAlias: string, allowed: ReadonlySet<string> | undefined): ModelEntry {
+  const model = findModel(catalog, idOrAlias);
+  if (!model) {
+    throw new GatewayError('not_found', `model "${idOrAlias}" is not in the catalog (GET /v1/models lists the models)`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
+  }
+  if (!mayUse(allowed, model.id)) throw modelNotAllowed(model.id, 'model');
+  return model;
+}
+
+/**
+ * Catalog model ids for a list of ids or aliases (a key's allowed models), each once, in order.
+ * An unknown one is a 400 naming its place in the list (`${param}[i]`).
+ */
+export function catalogModelIds(catalog: Catalog, idsOrAliases: string[], param: string): string[] {
+  const ids = idsOrAliases.map((id, i) => {
+    const m = findModel(catalog, id);
+    if (!m) throw new GatewayError('invalid_request', `model "${id}" is not in the catalog`, { param: `${param}[${i}]` });
+    return m.id;
+  });
+  return [...new Set(ids)];
 }
 
 /** Whether a key restricted to `allowed` (undefined: not restricted) may use the model. */
