@@ -106,9 +106,10 @@ function buildPrice(p: Raw | undefined, where: string): Price {
 
 function buildModel(m: Raw, where: string): ModelEntry {
   const price = buildPrice(m.price, where);
-  const maxOutputTokens = m.max_output_tokens ?? 16384;
+  // No invented maximum: an agent's default (Claude Code asks for 32000) must reach the upstream.
+  const maxOutputTokens: number | undefined = m.max_output_tokens;
   const contextWindow = m.context_window ?? 200_000;
-  if (maxOutputTokens > contextWindow) throw new ConfigError(`${where}: max_output_tokens exceeds context_window`);
+  if (maxOutputTokens !== undefined && maxOutputTokens > contextWindow) throw new ConfigError(`${where}: max_output_tokens exceeds context_window`);
   const fast = m.fast
     ? {
         model: m.fast.model,

@@ -11,6 +11,7 @@ import { costOf, requestHold, type Charge } from '../ledger/index.js';
 import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
   ANTHROPIC_MIN_BUDGET,
+  ceilingWarning,
   nextStep,
   planRoute,
   refusalReason,
@@ -286,7 +287,8 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     modelId: cand.model.id,
     forcedToolBlocksThinking: cand.target.provider.type === 'anthropic' && (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool'),
   });
-  noteWarnings(deps, ctx, summary, [...droppedFeatures(req, cand.target.provider.type), ...(resolved.warning ? [resolved.warning] : [])]);
+  const warnings = [ceilingWarning(req, cand), ...droppedFeatures(req, cand.target.provider.type), resolved.warning];
+  noteWarnings(deps, ctx, summary, warnings.filter((w) => w !== undefined));
   return {
     request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning, stream: req.stream || cand.maxTokens > WHOLE_ANSWER_MAX_TOKENS },
     target: cand.target,

@@ -34,7 +34,12 @@ export interface ModelEntry {
   upstreamModel: string;
   price: Price;
   contextWindow: number;
-  maxOutputTokens: number;
+  /**
+   * The model's output maximum, when configured: a larger client ceiling is clamped to it.
+   * Undefined: the gateway knows no maximum and sends the client's ceiling as asked (the
+   * upstream refuses it if it must).
+   */
+  maxOutputTokens?: number;
   capabilities: Capabilities;
   fast?: FastVariant;
   /** The chain used by `fallbacks: "default"`. */

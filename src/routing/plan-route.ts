@@ -8,28 +8,21 @@ export interface Candidate {
   target: Target;
   price: Price;
   variant: 'standard' | 'fast';
-  /** The output ceiling for this candidate (the request's, within the model's limit). */
+  /** The output ceiling for this candidate (the request's, clamped to the model's maximum). */
   maxTokens: number;
 }
 
 /**
  * Turns a request into the ordered list of candidates: the requested model (its fast variant when
- * asked for and available), then its fallbacks. Fails before anything runs on an unknown model,
- * an unknown fallback or a ceiling above the model's limit.
+ * asked for and available), then its fallbacks. Fails before anything runs on an unknown model
+ * or an unknown fallback. A ceiling above a model's maximum is clamped, not refused (see
+ * `ceilingWarning`): agents send their own defaults (Claude Code 32000) and must not break.
  *
  * A key restricted to `allowed` models gets a 403 for any other model it names (as the model or
  * a fallback); a default fallback or fast variant it may not use is skipped, as if absent.
  */
 export function planRoute(catalog: Catalog, req: Request, allowed?: ReadonlySet<string>): Candidate[] {
   const primary = requestedModel(catalog, req.model, allowed);
-  if (!req.maxTokensDefaulted && req.maxTokens > primary.maxOutputTokens) {
-    const param = req.maxTokensParam ?? 'max_tokens';
-    throw new GatewayError(
-      'invalid_request',
-      `${param}: ${req.maxTokens} is greater than the maximum of ${primary.maxOutputTokens} output tokens for model ${primary.id}`,
-      { param },
-    );
-  }
   const chain = fallbackChain(catalog, primary, req, allowed);
   const seen = new Set<string>();
   const candidates: Candidate[] = [];
@@ -112,7 +105,7 @@ function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed
     model: served,
     variant,
     price,
-    maxTokens: Math.min(req.maxTokens, served.maxOutputTokens),
+    maxTokens: Math.min(req.maxTokens, served.maxOutputTokens ?? req.maxTokens),
     target: {
       provider,
       modelId: served.id,
@@ -121,4 +114,14 @@ function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed
       tokensPerSecond: served.tokensPerSecond,
     },
   };
+}
+
+/**
+ * The warning for a client's ceiling lowered to the candidate's maximum; none when the client
+ * named no ceiling (the protocol's default is lowered silently, as the spec says).
+ */
+export function ceilingWarning(req: Request, cand: Candidate): string | undefined {
+  if (req.maxTokensDefaulted || cand.maxTokens >= req.maxTokens) return undefined;
+  const param = req.maxTokensParam ?? 'max_tokens';
+  return `${param} ${req.maxTokens} lowered to ${cand.maxTokens}, the maximum output of model ${cand.model.id}`;
 }

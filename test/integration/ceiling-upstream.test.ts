@@ -1,6 +1,7 @@
 /**
  * The hard output ceiling against upstreams that ignore max_tokens (fake upstream
- * `ignoreMaxTokens`), on every client protocol, and the model limits on the ceiling.
+ * `ignoreMaxTokens`), on every client protocol, and the ceiling against the model's maximum:
+ * clamped to a configured one, passed through as asked when none is configured.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -32,10 +33,14 @@ beforeAll(async () => {
       m('runaway-anthropic', 'up-anthropic', RUNAWAY),
       m('small-openai', 'up-openai', 'words:5', { max_output_tokens: 2000 }),
       m('small-anthropic', 'up-anthropic', 'words:5', { max_output_tokens: 3000 }),
+      // No max_output_tokens: the gateway knows no maximum; the fake upstream's model allows 16384.
+      m('open-anthropic', 'up-anthropic', 'words:5?maxOutputTokens=16384'),
+      m('open-openai', 'up-openai', 'words:5?maxOutputTokens=16384'),
     ],
   });
   gw = await startTestGateway({ catalog });
-  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
+  // A set timeout lets the SDK send Claude Code's 32000 unstreamed (it refuses a guessed long call).
+  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0, timeout: 60_000 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
 });
 afterAll(async () => {
@@ -97,20 +102,67 @@ describe('the gateway ends generation at max_tokens when the upstream does not',
   });
 });
 
-describe('the ceiling against the model limit', () => {
-  it('max_tokens above the limit is a 400 naming the limit', async () => {
-    const res = await post(gw, '/v1/chat/completions', { model: 'small-openai', messages: userTurn('Hi'), max_tokens: 2001 });
-    expect(res.status).toBe(400);
-    expect(res.body.error.param).toBe('max_tokens');
-    expect(res.body.error.message).toContain('2000');
+describe('the ceiling against the model\'s maximum', () => {
+  // The hold for the clamped ceiling (2000 or 3000 output tokens at $4 per million, plus the
+  // prompt) fits this balance; one for the asked 32000 (Claude Code's default) would not.
+  const BALANCE = 20_000_000n;
+
+  it('a ceiling above a configured maximum is clamped to it, said in x-switchyard-warnings, and held on the clamped value', async () => {
+    const poor = await gw.newAccount(BALANCE);
+    const oa = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: poor.key, maxRetries: 0 });
+    const an = new Anthropic({ baseURL: gw.url, apiKey: poor.key, maxRetries: 0, timeout: 60_000 });
+
+    const chat = await oa.chat.completions.create({ model: 'small-openai', messages: userTurn('Hi'), max_completion_tokens: 32_000 }).withResponse();
+    expect(chat.data.choices[0].finish_reason).toBe('stop');
+    expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(2000);
+    expect(chat.response.headers.get('x-switchyard-warnings')).toBe('max_completion_tokens 32000 lowered to 2000, the maximum output of model small-openai');
+
+    const msg = await an.messages.create({ model: 'small-anthropic', max_tokens: 32_000, messages: userTurn('Hi') }).withResponse();
+    expect(msg.data.stop_reason).toBe('end_turn');
+    expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(3000);
+    expect(msg.response.headers.get('x-switchyard-warnings')).toBe('max_tokens 32000 lowered to 3000, the maximum output of model small-anthropic');
+
+    const streamed = await an.messages.create({ model: 'small-anthropic', max_tokens: 32_000, messages: userTurn('Hi'), stream: true }).withResponse();
+    for await (const _ of streamed.data) void _;
+    expect(streamed.response.headers.get('x-switchyard-warnings')).toContain('max_tokens 32000 lowered to 3000');
+
+    const resp = await oa.responses.create({ model: 'small-openai', input: 'Hi', max_output_tokens: 32_000 }).withResponse();
+    expect(resp.data.status).toBe('completed');
+    expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(2000);
+    expect(resp.response.headers.get('x-switchyard-warnings')).toContain('max_output_tokens 32000 lowered to 2000');
+
+    // The same ceiling on a model without a maximum is held as asked, which this balance cannot afford.
+    await expect(an.messages.create({ model: 'open-anthropic', max_tokens: 32_000, messages: userTurn('Hi') })).rejects.toMatchObject({ status: 402 });
   });
 
-  it('the omitted defaults (16384 chat, 4096 messages) are lowered to the limit', async () => {
-    expect((await post(gw, '/v1/chat/completions', { model: 'small-openai', messages: userTurn('Hi') })).status).toBe(200);
+  it('a model without a configured maximum gets the client\'s ceiling as asked, and the upstream\'s refusal in the caller\'s shape', async () => {
+    const within = await anthropic.messages.create({ model: 'open-anthropic', max_tokens: 16_000, messages: userTurn('Hi') }).withResponse();
+    expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(16_000);
+    expect(within.response.headers.get('x-switchyard-warnings')).toBeNull();
+
+    // Claude Code's default against an Anthropic and an OpenAI upstream whose model allows 16384.
+    for (const model of ['open-anthropic', 'open-openai']) {
+      const err = await anthropic.messages.create({ model, max_tokens: 32_000, messages: userTurn('Hi') }).catch((e) => e);
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(32_000);
+      expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/32000/) } });
+      expect(err.error.error.message).not.toMatch(/greater than the maximum of 16384 output tokens for model/);
+    }
+    const chatErr = await openai.chat.completions.create({ model: 'open-openai', messages: userTurn('Hi'), max_tokens: 32_000 }).catch((e) => e);
+    expect(chatErr).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(chatErr.error.message).toContain('supports at most 16384 completion tokens');
+  });
+
+  it('the omitted defaults (16384 chat, 4096 messages) are lowered to a configured maximum, without a warning', async () => {
+    const chat = await post(gw, '/v1/chat/completions', { model: 'small-openai', messages: userTurn('Hi') });
+    expect(chat.status).toBe(200);
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(2000);
+    expect(chat.headers.get('x-switchyard-warnings')).toBeNull();
     expect((await post(gw, '/v1/messages', { model: 'small-anthropic', messages: userTurn('Hi') })).status).toBe(200);
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(3000);
-    expect((await post(gw, '/v1/messages', { model: 'up-anthropic', messages: userTurn('Hi') })).status).toBe(200);
+    expect((await post(gw, '/v1/messages', { model: 'open-anthropic', messages: userTurn('Hi') })).status).toBe(200);
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(4096);
+    expect((await post(gw, '/v1/chat/completions', { model: 'open-openai', messages: userTurn('Hi') })).status).toBe(200);
+    expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(16384);
   });
 });

@@ -237,12 +237,12 @@ describe('fast variant', () => {
 });
 
 describe('ceiling limits of the model', () => {
-  it('max_tokens above the model limit is a clear 400 on both protocols', async () => {
+  it('max_tokens above the model limit is served at the limit, with a warning, on both protocols', async () => {
     const chat = await post(gw, '/v1/chat/completions', { model: 'local-haiku', messages: userTurn('Hi'), max_tokens: 40_000 });
-    expect(chat.status).toBe(400);
-    expect(chat.body.error.message).toMatch(/max_tokens.*32000.*local-haiku/);
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('x-switchyard-warnings')).toBe('max_tokens 40000 lowered to 32000, the maximum output of model local-haiku');
     const msg = await post(gw, '/v1/messages', { model: 'local-haiku', messages: userTurn('Hi'), max_tokens: 40_000 });
-    expect(msg.status).toBe(400);
-    expect(msg.body.error.message).toMatch(/max_tokens/);
+    expect(msg.status).toBe(200);
+    expect(msg.headers.get('x-switchyard-warnings')).toBe('max_tokens 40000 lowered to 32000, the maximum output of model local-haiku');
   });
 });

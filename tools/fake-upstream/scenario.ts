@@ -14,6 +14,11 @@ export interface Scenario {
   words?: number;
   /** Generate this many words even when the request's max_tokens is lower (`true`: use `words`). */
   ignoreMaxTokens?: boolean | number;
+  /**
+   * The upstream model's output maximum: a request whose ceiling is above it gets a 400 in the
+   * protocol's shape and the provider's words, as the real APIs answer.
+   */
+  maxOutputTokens?: number;
   /** Delay before each event. */
   chunkDelayMs?: number;
   /** Destroy the socket after writing this many events. */

@@ -91,6 +91,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
       return sendJson(res, status, errorBody(protocol, status), retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
     }
+    const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(protocol, body, s.maxOutputTokens);
+    if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge));
     let events: string[];
     if (s.transcript) {
       const replay = loadTranscript(s.transcript, protocol);
@@ -189,6 +191,14 @@ function waitClosed(requests: RecordedRequest[], index: number, timeoutMs: numbe
     };
     tick();
   });
+}
+
+/** The provider's refusal of a ceiling above the model's maximum, in its words; none when within. */
+function ceilingRefusal(protocol: WireProtocol, body: Record<string, unknown>, max: number): string | undefined {
+  const asked = [body.max_tokens, body.max_completion_tokens, body.max_output_tokens].find((v) => typeof v === 'number') as number | undefined;
+  if (asked === undefined || asked <= max) return undefined;
+  if (protocol === 'anthropic-messages') return `max_tokens: ${asked} > ${max}, which is the maximum allowed number of output tokens for ${String(body.model)}`;
+  return `max_tokens is too large: ${asked}. This model supports at most ${max} completion tokens, whereas you provided ${asked}.`;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
