@@ -24,6 +24,9 @@ export interface GatewayOptions {
   /** PostgreSQL only: run in this schema (created if missing), e.g. a dedicated benchmark schema. */
   dbSchema?: string;
   dataDir?: string;
+  /** PostgreSQL only: connection (and wait for a pooled one) timeout, statement timeout. */
+  dbConnectTimeoutMs?: number;
+  dbStatementTimeoutMs?: number;
   /** An already open ledger (tests share one PGlite per file). */
   ledger?: Ledger;
   adminKey?: string;
@@ -53,7 +56,14 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const log = pino({ level: opts.logLevel ?? process.env.LOG_LEVEL ?? 'info' });
   const catalog = opts.catalog ?? (opts.configPath ? loadConfigFile(opts.configPath) : defaultCatalog());
   const ownsLedger = !opts.ledger;
-  const ledger = opts.ledger ?? (await openLedger({ databaseUrl: opts.databaseUrl, schema: opts.dbSchema, dataDir: opts.dataDir, log }));
+  const ledger = opts.ledger ?? (await openLedger({
+      databaseUrl: opts.databaseUrl,
+      schema: opts.dbSchema,
+      dataDir: opts.dataDir,
+      connectTimeoutMs: opts.dbConnectTimeoutMs,
+      statementTimeoutMs: opts.dbStatementTimeoutMs,
+      log,
+    }));
   const ownsLimiter = !opts.limiter;
   const limiter = opts.limiter ?? (await openRateLimiter({ redisUrl: opts.redisUrl, log }));
   // Keys revoked or changed here are dropped from the other instances' key caches at once.

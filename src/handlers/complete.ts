@@ -73,7 +73,7 @@ async function* encodeStream(
     }
   } catch (e) {
     // After the first byte an error can only travel inside the stream.
-    yield* emit({ type: 'error', error: toGatewayError(e) });
+    yield* emit({ type: 'error', error: toGatewayError(e, meta.requestId) });
   } finally {
     await run.events.return(undefined);
   }

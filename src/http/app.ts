@@ -10,6 +10,7 @@ import type { ApiDocument } from './openapi-document.js';
 import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
 import { writeFrames } from './sse-writer.js';
 import * as metrics from '../util/metrics.js';
+import { isDatabaseUnavailable } from '../ledger/index.js';
 
 export interface AppOptions extends RouteDeps {
   api: ApiDocument;
@@ -64,7 +65,7 @@ export function createApp(opts: AppOptions): Koa<State> {
       await next();
       if (ctx.body == null && ctx.respond !== false) unrouted(ctx);
     } catch (e) {
-      renderError(ctx, ctx.state.protocol, toGatewayError(e), opts.log);
+      renderError(ctx, ctx.state.protocol, errorToAnswer(e, ctx.state.requestId), opts.log);
     }
     const operation = ctx.state.operationId ?? 'unrouted';
     endTimer({ operation });
@@ -207,8 +208,20 @@ async function respondStream(
   }
 }
 
+/** How long a client is told to wait when the database is away (it usually returns within seconds). */
+const DATABASE_RETRY_AFTER_S = 2;
+
+/** A database that cannot be reached is a 503 to retry, not an internal error; anything else unknown is a 500. */
+function errorToAnswer(e: unknown, requestId: string): GatewayError {
+  if (isDatabaseUnavailable(e)) {
+    return new GatewayError('unavailable', `the service is temporarily unavailable (request ${requestId}); retry shortly`, { retryAfter: DATABASE_RETRY_AFTER_S, cause: e });
+  }
+  return toGatewayError(e, requestId);
+}
+
 function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAdapter<any>, err: GatewayError, log: Logger): void {
-  if (err.status >= 500) log.error({ err, cause: (err as any).cause, requestId: ctx.state.requestId }, 'request failed');
+  if (err.kind === 'unavailable' && isDatabaseUnavailable(err.cause)) log.warn({ requestId: ctx.state.requestId, cause: causeSummary(err.cause) }, 'database unavailable');
+  else if (err.status >= 500) log.error({ err, cause: (err as any).cause, requestId: ctx.state.requestId }, 'request failed');
   if (ctx.respond === false || ctx.headerSent) return;
   const rendered = protocol.encodeError(err, ctx.state.requestId);
   ctx.status = rendered.status;
@@ -220,4 +233,10 @@ function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAda
     if (err.retryAfter === undefined) ctx.set('x-should-retry', 'false');
   }
   ctx.body = rendered.body;
+}
+
+/** The part of a database error worth a log line (its stack is always the driver's). */
+function causeSummary(e: unknown): { message: string; code?: string } {
+  const err = e as { message?: string; code?: string };
+  return { message: String(err?.message ?? e), code: err?.code };
 }

@@ -86,11 +86,14 @@ export function isGatewayError(e: unknown): e is GatewayError {
   return e instanceof GatewayError;
 }
 
-/** Wrap anything thrown into a GatewayError (unknown failures become a 500 `api_error`). */
-export function toGatewayError(e: unknown): GatewayError {
+/**
+ * Wrap anything thrown into a GatewayError (unknown failures become a 500 `api_error`). Its
+ * message never carries the cause (a socket address, a SQL text, a stack): that goes to the log,
+ * and the client gets the request id to quote.
+ */
+export function toGatewayError(e: unknown, requestId?: string): GatewayError {
   if (e instanceof GatewayError) return e;
-  const message = e instanceof Error ? e.message : String(e);
-  return new GatewayError('api_error', `internal error: ${message}`, { cause: e });
+  return new GatewayError('api_error', requestId ? `internal error (request ${requestId})` : 'internal error', { cause: e });
 }
 
 export const invalid = (message: string, param?: string) =>

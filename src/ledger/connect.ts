@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { sqlState } from './db-errors.js';
 
 const INT8_OID = 20;
 
@@ -19,7 +20,18 @@ export interface ConnectOptions {
   schema?: string;
   /** PostgreSQL only: pool size (default 20). */
   poolSize?: number;
+  /** PostgreSQL only: how long a connection may take to open, or a query wait for a free one (default 5 s). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL only: the server cancels a statement after this long (default 10 s); see connectPostgres. */
+  statementTimeoutMs?: number;
+  /** Where lost connections are reported (they never take the process down). */
+  log?: { warn(obj: object, msg?: string): void };
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** The client gives up this long after the server should have cancelled: the socket is dead, not slow. */
+const READ_TIMEOUT_GRACE_MS = 2_000;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -40,12 +52,24 @@ async function connectPostgres(url: string, opts: ConnectOptions): Promise<Kysel
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
   };
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  // statement_timeout is the server's: a slow statement is cancelled and the connection stays.
+  // query_timeout is the client's, for a database that no longer answers at all (a blackholed
+  // network): without it a query would wait for the kernel to give up on the socket (minutes).
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize ?? 20,
     types,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + READ_TIMEOUT_GRACE_MS,
+    keepAlive: true,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
+  // An idle connection the server ends (pg_terminate_backend, idle_session_timeout, a restart)
+  // is reported here; unhandled, this event would end the process. The pool drops that
+  // connection and opens a new one when needed, so service resumes with the database.
+  pool.on('error', (err) => opts.log?.warn({ err: { message: err.message, code: sqlState(err) } }, 'database connection lost (the pool replaces it)'));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   if (opts.schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(opts.schema)}`.execute(db);
   return db;
@@ -69,10 +93,21 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
     const client = await connect();
     if (!wrapped.has(client)) {
       wrapped.add(client);
+      // A checked-out client whose connection drops between statements emits 'error' too; the
+      // statement under way (if any) is rejected on its own, and the pool discards the client.
+      client.on('error', () => undefined);
       const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
-      (client as { query: unknown }).query = (text: unknown, values?: unknown) => {
+      (client as { query: unknown }).query = async (text: unknown, values?: unknown) => {
         const name = typeof text === 'string' ? PREPARED.exec(text)?.[1] : undefined;
-        return name ? query({ name, text, values }) : query(text, values);
+        try {
+          return await (name ? query({ name, text, values }) : query(text, values));
+        } catch (e) {
+          // pg stops waiting on a query_timeout but keeps the connection, still waiting for an
+          // answer that will not come: end it, so the pool opens a fresh one instead of queueing
+          // the next statement behind the dead one.
+          if (e instanceof Error && /Query read timeout/.test(e.message)) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+          throw e;
+        }
       };
     }
     return client;

@@ -7,3 +7,28 @@ export function sqlState(e: unknown): string | undefined {
 export const UNIQUE_VIOLATION = '23505';
 export const CHECK_VIOLATION = '23514';
 export const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * SQLSTATEs of a database that is away rather than a statement that is wrong: connection
+ * exceptions (class 08), shutdown and start-up (57P01-57P03), a statement cancelled by
+ * statement_timeout (57014), too many connections (53300).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|57014|53300)$/;
+/** Socket errors of a connection that could not be made or was lost. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** pg's own messages for the same (it throws plain Errors without a code for these). */
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Connection ended|Client has encountered a connection error/i;
+
+/**
+ * True when `e` says the database cannot be reached now (refused, reset, timed out, shutting
+ * down), so the same statement may succeed later: callers answer 503 and retry, never crash.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  for (let cause = e, depth = 0; cause && depth < 4; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const state = sqlState(cause);
+    if (state && (UNAVAILABLE_STATES.test(state) || UNAVAILABLE_CODES.has(state))) return true;
+    if (cause instanceof AggregateError && cause.errors.some(isDatabaseUnavailable)) return true;
+    if (cause instanceof Error && UNAVAILABLE_MESSAGES.test(cause.message)) return true;
+  }
+  return false;
+}

@@ -6,6 +6,7 @@ export type { KeySettings } from './keys.js';
 export { costOf, holdAmount, requestHold } from './price.js';
 export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
+export { isDatabaseUnavailable } from './db-errors.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
   Account, KeyAuth, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,

@@ -30,7 +30,7 @@ export interface LedgerOptions extends ConnectOptions {
 /** Default hold lifetime: longer than any request may run, so the reaper only frees orphans. */
 export const DEFAULT_HOLD_TTL_MS = 15 * 60 * 1000;
 
-/** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). */
+/** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). Timeouts: see serve.ts. */
 export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LedgerOptions {
   return env.DATABASE_URL
     ? { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/index.js';
+import { openLedger, type Ledger, type LedgerOptions } from '../../src/ledger/index.js';
 
 /**
  * Where the ledger tests run: PGlite always; PostgreSQL when TEST_DATABASE_URL (or DATABASE_URL)
@@ -34,13 +34,17 @@ const pglite: DbTarget = {
   },
 };
 
-/** A fresh schema per test file, so parallel files never see each other's rows. */
-function postgres(url: string): DbTarget {
+/**
+ * A fresh schema per test file, so parallel files never see each other's rows. `connectUrl`, when
+ * given, is how the ledger reaches the same database (a fault-injecting proxy); cleanup goes direct.
+ */
+export function postgres(url: string, opts: { connectUrl?: string } & Omit<LedgerOptions, 'databaseUrl' | 'schema'> = {}): DbTarget {
+  const { connectUrl, ...ledgerOpts } = opts;
   return {
     name: 'postgres',
     async open() {
       const schema = `ledger_test_${randomBytes(6).toString('hex')}`;
-      const ledger = await openLedger({ databaseUrl: url, schema, poolSize: 20 });
+      const ledger = await openLedger({ databaseUrl: connectUrl ?? url, schema, poolSize: 20, ...ledgerOpts });
       return {
         ledger,
         databaseUrl: url,
