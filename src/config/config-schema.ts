@@ -79,6 +79,7 @@ export const configSchema = {
           fallbacks: { type: 'array', items: { type: 'string' } },
           fallback_on_unavailable: { type: 'boolean' },
           aliases: { type: 'array', items: { type: 'string' } },
+          patterns: { type: 'array', items: { type: 'string', minLength: 1 } },
           created: { type: 'integer', minimum: 0 },
           tokens_per_second: { type: 'number', minimum: 0 },
           hidden: { type: 'boolean' },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { findModel } from '../routing/catalog.js';
 import { buildCatalog, ConfigError, loadConfigFile } from './load-config.js';
 
 const env = { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
@@ -160,5 +161,54 @@ describe('loadConfigFile', () => {
 
   it('the example names the missing key when one is unset', () => {
     expect(() => loadConfigFile(path.join(repo, 'config/example.yaml'), {})).toThrow(/api_key_env/);
+  });
+});
+
+describe('model-name patterns', () => {
+  function withPatterns(): any {
+    const doc = minimal();
+    doc.models.push({ id: 'fast', provider: 'anthropic', upstream_model: 'claude-haiku-4-5', patterns: ['claude-*haiku*'], aliases: ['claude-haiku-alias'] });
+    doc.models[1].patterns = ['claude-*', 'gpt-5.?-codex*'];
+    return doc;
+  }
+  const served = (name: string) => findModel(buildCatalog(withPatterns(), env), name)?.id;
+
+  it('a name no id or alias knows goes to the most specific pattern that matches, wherever written', () => {
+    expect(served('claude-sonnet-4-5-20250929')).toBe('claude');
+    // claude-* comes first in the file, but claude-*haiku* says more.
+    expect(served('claude-haiku-4-5-20251001')).toBe('fast');
+    expect(served('claude-3-5-haiku-latest')).toBe('fast');
+    const doc = withPatterns();
+    doc.models[1].patterns = ['claude-*sonnet*'];
+    const c = buildCatalog(doc, env);
+    expect(findModel(c, 'claude-opus-4-1')).toBeUndefined();
+  });
+
+  it('between equally specific patterns, the first in the file wins', () => {
+    const doc = minimal();
+    doc.models[0].patterns = ['*codex'];
+    doc.models[1].patterns = ['gpt-5*'];
+    expect(findModel(buildCatalog(doc, env), 'gpt-5-codex')?.id).toBe('gpt');
+    [doc.models[0], doc.models[1]] = [doc.models[1], doc.models[0]];
+    expect(findModel(buildCatalog(doc, env), 'gpt-5-codex')?.id).toBe('claude');
+  });
+
+  it('exact ids and aliases win over patterns; only * is special', () => {
+    expect(served('claude')).toBe('claude');
+    expect(served('fast')).toBe('fast');
+    expect(served('claude-haiku-alias')).toBe('fast');
+    expect(served('gpt-5.?-codex-mini')).toBe('claude');
+    expect(served('gpt-5.1-codex')).toBeUndefined();
+    expect(served('xclaude-sonnet')).toBeUndefined();
+  });
+
+  it('a pattern without * or taken twice is refused at start, naming it', () => {
+    const exact = minimal();
+    exact.models[0].patterns = ['gpt-4o'];
+    expect(errorOf(exact)).toMatch(/pattern "gpt-4o" of model "gpt" has no \*/);
+    const twice = minimal();
+    twice.models[0].patterns = ['claude-*'];
+    twice.models[1].patterns = ['claude-*'];
+    expect(errorOf(twice)).toMatch(/pattern "claude-\*" of model "claude" is already a pattern of model "gpt"/);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { ProviderConfig, ProviderType } from '../providers/types.js';
-import type { Catalog, ModelEntry, Price } from '../routing/catalog.js';
+import { globRegex, type Catalog, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
 import { usdPerMillionToNanosPerToken } from './money.js';
 
@@ -65,7 +65,26 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
     }
   }
   for (const m of models.values()) checkReferences(m, models, source);
-  return { providers, models, aliases };
+  return { providers, models, aliases, patterns: buildPatterns(models, source) };
+}
+
+/**
+ * Every model's name patterns, most specific first (the most characters besides `*`), so that
+ * `claude-*haiku*` wins over `claude-*` wherever each is written; equals keep the file's order.
+ */
+function buildPatterns(models: Map<string, ModelEntry>, source: string): ModelPattern[] {
+  const out: ModelPattern[] = [];
+  for (const m of models.values()) {
+    for (const glob of m.patterns ?? []) {
+      const where = `${source}: pattern "${glob}" of model "${m.id}"`;
+      if (!glob.includes('*')) throw new ConfigError(`${where} has no *: an exact name is an alias (aliases)`);
+      const taken = out.find((p) => p.glob === glob);
+      if (taken) throw new ConfigError(`${where} is already a pattern of model "${taken.modelId}"`);
+      out.push({ glob, modelId: m.id, regex: globRegex(glob) });
+    }
+  }
+  const literal = (p: ModelPattern) => p.glob.replaceAll('*', '').length;
+  return out.sort((a, b) => literal(b) - literal(a));
 }
 
 function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: string): ProviderConfig {
@@ -134,6 +153,7 @@ function buildModel(m: Raw, where: string): ModelEntry {
     fallbacks: m.fallbacks ?? [],
     fallbackOnUnavailable: m.fallback_on_unavailable ?? false,
     aliases: m.aliases ?? [],
+    ...(m.patterns ? { patterns: m.patterns } : {}),
     created: m.created ?? 0,
     tokensPerSecond: m.tokens_per_second,
     hidden: m.hidden ?? false,

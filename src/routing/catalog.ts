@@ -47,6 +47,8 @@ export interface ModelEntry {
   /** Also fall back on unavailability (5xx, 429 after retries, timeouts), not only refusals. */
   fallbackOnUnavailable: boolean;
   aliases: string[];
+  /** Name patterns (`*` wildcards) this model serves; exact ids and aliases win over them. */
+  patterns?: string[];
   /** Unix seconds, shown in the models list. */
   created: number;
   /** Local models: output tokens per second (0 = as fast as possible). */
@@ -55,13 +57,34 @@ export interface ModelEntry {
   hidden?: boolean;
 }
 
+/** A model-name pattern (`claude-*haiku*`): any name it matches is served by `modelId`. */
+export interface ModelPattern {
+  glob: string;
+  modelId: string;
+  regex: RegExp;
+}
+
 export interface Catalog {
   providers: Map<string, ProviderConfig>;
   models: Map<string, ModelEntry>;
   /** Alias -> model id. */
   aliases: Map<string, string>;
+  /** Tried in this order (most specific first), after ids and aliases. */
+  patterns?: ModelPattern[];
 }
 
-export function findModel(catalog: Catalog, idOrAlias: string): ModelEntry | undefined {
-  return catalog.models.get(idOrAlias) ?? catalog.models.get(catalog.aliases.get(idOrAlias) ?? '');
+/**
+ * The model a client's name means: an exact id, else an alias, else the first pattern that
+ * matches (the catalog keeps them most specific first). Agents send provider model ids (`claude-haiku-4-5-20251001`, `gpt-5-codex`) that an
+ * operator maps with patterns instead of configuring every agent.
+ */
+export function findModel(catalog: Catalog, name: string): ModelEntry | undefined {
+  const id = catalog.models.has(name) ? name : (catalog.aliases.get(name) ?? catalog.patterns?.find((p) => p.regex.test(name))?.modelId);
+  return id === undefined ? undefined : catalog.models.get(id);
+}
+
+/** `*` matches any run of characters (also none); every other character stands for itself. */
+export function globRegex(glob: string): RegExp {
+  const body = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${body}$`, 's');
 }
