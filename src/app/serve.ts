@@ -36,6 +36,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     holdTtlMs: envInteger('SWITCHYARD_HOLD_TTL_MS', 1, MAX_TIMER_MS),
     reaperIntervalMs: envInteger('SWITCHYARD_REAPER_INTERVAL_MS', 1, MAX_TIMER_MS),
     sendTimeoutMs: envInteger('SWITCHYARD_SEND_TIMEOUT_MS', 1, MAX_TIMER_MS),
+    bodyBudgetBytes: envInteger('SWITCHYARD_BODY_BUDGET_BYTES', 1, Number.MAX_SAFE_INTEGER),
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
   });

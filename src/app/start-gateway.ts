@@ -33,6 +33,9 @@ export interface GatewayOptions {
   holdTtlMs?: number;
   reaperIntervalMs?: number;
   bodyLimitBytes?: number;
+  /** Bytes of request bodies read at once, all requests together. */
+  bodyBudgetBytes?: number;
+  bodyBudgetWaitMs?: number;
   /** A streaming client that reads nothing for this long is cut off (default 60 s). */
   sendTimeoutMs?: number;
   logLevel?: string;
@@ -80,6 +83,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     ledger,
     adminKey: opts.adminKey,
     bodyLimitBytes: opts.bodyLimitBytes ?? 32 * 1024 * 1024,
+    bodyBudgetBytes: opts.bodyBudgetBytes,
+    bodyBudgetWaitMs: opts.bodyBudgetWaitMs,
     sendTimeoutMs: opts.sendTimeoutMs,
     log,
     pipeline: { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now },

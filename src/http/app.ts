@@ -9,6 +9,7 @@ import type { ProtocolAdapter } from '../protocols/types.js';
 import type { ApiDocument } from './openapi-document.js';
 import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
 import { writeFrames } from './sse-writer.js';
+import { ByteBudget } from './byte-budget.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
 
@@ -18,6 +19,10 @@ export interface AppOptions extends RouteDeps {
   adminKey?: string;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Bytes of request bodies read at once, all requests together (default 64 MiB). */
+  bodyBudgetBytes?: number;
+  /** How long a body waits for its share of the budget before the request is refused with a 503 (default 10 s). */
+  bodyBudgetWaitMs?: number;
   /** How long a streaming client may leave its buffer full before it is cut off (see sse-writer.ts). */
   sendTimeoutMs?: number;
   log: Logger;
@@ -29,6 +34,9 @@ interface State {
   /** The matched operation, for metrics ('unrouted' when none matched). */
   operationId?: string;
 }
+
+export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024;
+const BODY_BUDGET_WAIT_MS = 10_000;
 
 const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
 /** JSON.parse accepts any depth, but JSON.stringify (the upstream request) overflows the stack near 10k. */
@@ -72,22 +80,31 @@ export function createApp(opts: AppOptions): Koa<State> {
     metrics.httpRequests.inc({ operation, status: String(ctx.respond === false ? ctx.res.statusCode : ctx.status) });
   });
 
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: opts.bodyLimitBytes,
-      encoding: 'utf-8',
-      onError: (err: any) => {
-        if (err.status === 413 || err.type === 'entity.too.large') {
-          throw new GatewayError('request_too_large', `the request body is larger than the limit of ${opts.bodyLimitBytes} bytes`);
-        }
-        if (err.status === 415 || err.type === 'encoding.unsupported') {
-          throw new GatewayError('unsupported_media_type', `${err.message}: send the body as is, or gzip, deflate or br`);
-        }
-        throw new GatewayError('invalid_request', `the request body is not valid JSON: ${err.message}`);
-      },
-    }),
-  );
+  const parseBody = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: opts.bodyLimitBytes,
+    encoding: 'utf-8',
+    onError: (err: any) => {
+      if (err.status === 413 || err.type === 'entity.too.large') {
+        throw new GatewayError('request_too_large', `the request body is larger than the limit of ${opts.bodyLimitBytes} bytes`);
+      }
+      if (err.status === 415 || err.type === 'encoding.unsupported') {
+        throw new GatewayError('unsupported_media_type', `${err.message}: send the body as is, or gzip, deflate or br`);
+      }
+      throw new GatewayError('invalid_request', `the request body is not valid JSON: ${err.message}`);
+    },
+  });
+  const budget = new ByteBudget(opts.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES);
+  /** Reads and parses the body within the budget; called only once the caller is authenticated. */
+  const readBody = async (ctx: Koa.ParameterizedContext<State>) => {
+    const release = await budget.reserve(ctx.request.length ?? opts.bodyLimitBytes, opts.bodyBudgetWaitMs ?? BODY_BUDGET_WAIT_MS);
+    if (!release) throw new GatewayError('unavailable', 'too many request bodies are being read at once; retry shortly', { retryAfter: 1 });
+    try {
+      await parseBody(ctx as any, async () => undefined);
+    } finally {
+      release();
+    }
+  };
 
   for (const route of opts.api.routes) {
     const spec = table[route.operationId];
@@ -96,7 +113,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
-      const input = await prepareInput(ctx, route.operationId, spec, opts);
+      const input = await prepareInput(ctx, route.operationId, spec, opts, readBody);
       await respond(ctx, await spec.handler(input), input.signal, opts.sendTimeoutMs);
     });
   }
@@ -114,7 +131,13 @@ function unrouted(ctx: Koa.ParameterizedContext<State>): void {
   }
 }
 
-async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: string, spec: RouteSpec, opts: AppOptions): Promise<HandlerInput> {
+async function prepareInput(
+  ctx: Koa.ParameterizedContext<State>,
+  operationId: string,
+  spec: RouteSpec,
+  opts: AppOptions,
+  readBody: (ctx: Koa.ParameterizedContext<State>) => Promise<void>,
+): Promise<HandlerInput> {
   const headers = ctx.headers as Record<string, string | undefined>;
   const hasBody = ctx.method === 'POST' || ctx.method === 'PATCH';
   if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
@@ -126,7 +149,9 @@ async function prepareInput(ctx: Koa.ParameterizedContext<State>, operationId: s
     const v = headers[name];
     if (v !== undefined && !VERSION_HEADER.test(v)) throw new GatewayError('invalid_request', `${name}: must be a date like 2023-06-01`, { param: name });
   }
+  // From the headers alone, before a byte of the body is read: a stranger's 30 MB costs nothing.
   const auth = await authenticate(spec.auth, headers, opts);
+  if (hasBody) await readBody(ctx);
   const body = (ctx.request as any).body;
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new GatewayError('invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const params = (ctx as any).params ?? {};
@@ -223,6 +248,9 @@ function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAda
   if (err.kind === 'unavailable' && isDatabaseUnavailable(err.cause)) log.warn({ requestId: ctx.state.requestId, cause: causeSummary(err.cause) }, 'database unavailable');
   else if (err.status >= 500) log.error({ err, cause: (err as any).cause, requestId: ctx.state.requestId }, 'request failed');
   if (ctx.respond === false || ctx.headerSent) return;
+  // A body left unread (refused before reading it) would otherwise be received and thrown away
+  // to keep the connection: closing it is cheaper for both sides.
+  if (!ctx.req.complete) ctx.set('connection', 'close');
   const rendered = protocol.encodeError(err, ctx.state.requestId);
   ctx.status = rendered.status;
   for (const [k, v] of Object.entries(rendered.headers)) ctx.set(k, v);

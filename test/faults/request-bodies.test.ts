@@ -1,0 +1,77 @@
+/**
+ * Request bodies through the real server: credentials are checked from the headers before a body
+ * is read (a stranger's large body gets its 401 at once, and the connection is closed rather than
+ * drained), and the bytes of bodies read at once are bounded.
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const DECLARED = 30 * 1024 * 1024;
+const SENT = 256 * 1024;
+
+/**
+ * Declares a 30 MB JSON body, sends 256 KB of it and waits for the answer without sending the
+ * rest. Only a server that answers before reading the body can answer at all.
+ */
+function partialBody(url: string, headers: Record<string, string>): Promise<{ status: number; connection?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(DECLARED), ...headers },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, connection: res.headers.connection, body });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.write(`{"model":"local-haiku","messages":[{"role":"user","content":"${'x'.repeat(SENT)}`);
+  });
+}
+
+describe('authentication before the body', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ bodyBudgetBytes: 1024 * 1024, bodyBudgetWaitMs: 1_000 });
+  });
+  afterAll(async () => gw?.close());
+
+  it('answers 401 to unauthenticated large bodies without reading them', async () => {
+    const before = process.memoryUsage().rss;
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => partialBody(gw.url, i % 2 ? { authorization: 'Bearer sk-sy-wrong' } : {})),
+    );
+    const grown = (process.memoryUsage().rss - before) / 2 ** 20;
+    console.log(`24 unauthenticated ${DECLARED / 2 ** 20} MB bodies: statuses ${[...new Set(answers.map((a) => a.status))]}, RSS grew ${grown.toFixed(0)} MB`);
+    for (const a of answers) {
+      expect(a.status).toBe(401);
+      expect(a.connection).toBe('close');
+      expect(JSON.parse(a.body).error.type).toBe('authentication_error');
+    }
+  });
+
+  it('an authenticated body waits for the budget and is refused with a 503 and retry-after only after the wait', async () => {
+    // A 1 MiB budget: one body declared at 30 MB holds all of it while its bytes do not arrive.
+    const held = partialBody(gw.url, { authorization: `Bearer ${gw.key}` });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    const waited = Date.now() - started;
+    const body: any = await res.json();
+    console.log(`a small body behind a held budget: ${res.status} after ${waited} ms`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(body.error.message).toContain('too many request bodies');
+    expect(waited).toBeGreaterThanOrEqual(900);
+    void held.catch(() => undefined);
+  });
+});
