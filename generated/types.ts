@@ -2265,6 +2265,10 @@ export interface components {
             /** Format: int64 */
             latency_ms: number;
             status: string;
+            /** @description The end user the client named: OpenAI `safety_identifier`, else `user`; Anthropic `metadata.user_id` (at most 256 characters). Null when none. */
+            end_user: string | null;
+            /** @description The session the client named: Claude Code's `X-Claude-Code-Session-Id` header, else OpenAI `prompt_cache_key` (at most 256 characters). Null when none. */
+            session: string | null;
             created_at: string;
         };
         /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
@@ -2999,6 +3003,10 @@ export interface operations {
                 limit?: number;
                 /** @description Only records older than this one (a request id): the previous page's `last_id`. */
                 before_id?: components["schemas"]["LedgerText"];
+                /** @description Only the records of this end user (`end_user` of a record). */
+                end_user?: components["schemas"]["LedgerText"];
+                /** @description Only the records of this session (`session` of a record). */
+                session?: components["schemas"]["LedgerText"];
             };
             header?: {
                 /** @description `Bearer <admin key>`. */

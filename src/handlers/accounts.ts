@@ -122,7 +122,11 @@ export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<Han
   await mustGetAccount(ledger, input.params.account_id);
   const limit = limitOf(input);
   const before = typeof input.query.before_id === 'string' ? input.query.before_id : undefined;
-  const records = await ledger.usageRecords(input.params.account_id, limit + 1, before);
+  const filter = {
+    ...(typeof input.query.end_user === 'string' ? { endUser: input.query.end_user } : {}),
+    ...(typeof input.query.session === 'string' ? { session: input.query.session } : {}),
+  };
+  const records = await ledger.usageRecords(input.params.account_id, limit + 1, before, filter);
   const data = records.map((r) => ({
     request_id: r.requestId,
     account_id: r.accountId,
@@ -134,6 +138,8 @@ export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<Han
     unit: MONEY_UNIT,
     latency_ms: toJsonNumber(r.latencyMs),
     status: r.status,
+    end_user: r.endUser ?? null,
+    session: r.session ?? null,
     created_at: r.createdAt.toISOString(),
   }));
   return { kind: 'json', status: 200, body: page(data, limit, (r) => r.request_id) };

@@ -86,4 +86,12 @@ export interface Request {
   ext: Ext;
   /** Headers that matter for same-protocol passthrough (`anthropic-beta`, `anthropic-version`). */
   passHeaders: Record<string, string>;
+  /** Who the request is for, as the client named it; recorded on the usage record. */
+  attribution?: Attribution;
+}
+
+/** The end user and session a client names, for cost attribution (never sent anywhere). */
+export interface Attribution {
+  endUser?: string;
+  session?: string;
 }

@@ -10,5 +10,5 @@ export { isDatabaseUnavailable } from './db-errors.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
   Account, KeyAuth, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
-  HoldRequest, SettleRequest,
+  HoldRequest, SettleRequest, UsageFilter,
 } from './types.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
-  KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageRecord, UsageRecordInput,
+  KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
@@ -207,9 +207,9 @@ export class Ledger {
     await this.settled();
     return ledgerEntries(this.db, accountId, limit, beforeId);
   }
-  async usageRecords(accountId: string, limit?: number, beforeRequestId?: string): Promise<UsageRecord[]> {
+  async usageRecords(accountId: string, limit?: number, beforeRequestId?: string, filter?: UsageFilter): Promise<UsageRecord[]> {
     await this.settled();
-    return usageRecords(this.db, accountId, limit, beforeRequestId);
+    return usageRecords(this.db, accountId, limit, beforeRequestId, filter);
   }
   async balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
     await this.settled();

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
-import type { JournalEntry, UsageRecord } from './types.js';
+import type { JournalEntry, UsageFilter, UsageRecord } from './types.js';
 import { toJournalEntry, toUsageRecord } from './rows.js';
 
 /** Newest first; with `beforeId`, the entries older than that journal id (the next page). */
@@ -16,8 +16,16 @@ export async function ledgerEntries(db: Kysely<Database>, accountId: string, lim
  * Newest first; with `beforeRequestId`, the records older than that one (the next page). A record
  * that is not the account's is a 400 naming `before_id`, not a silently empty page.
  */
-export async function usageRecords(db: Kysely<Database>, accountId: string, limit = 100, beforeRequestId?: string): Promise<UsageRecord[]> {
+export async function usageRecords(
+  db: Kysely<Database>,
+  accountId: string,
+  limit = 100,
+  beforeRequestId?: string,
+  filter: UsageFilter = {},
+): Promise<UsageRecord[]> {
   let q = db.selectFrom('usage_records').selectAll().where('account_id', '=', accountId);
+  if (filter.endUser !== undefined) q = q.where('end_user', '=', filter.endUser);
+  if (filter.session !== undefined) q = q.where('session_id', '=', filter.session);
   if (beforeRequestId !== undefined) {
     const cursor = await db
       .selectFrom('usage_records')

@@ -65,6 +65,8 @@ export function toUsageRecord(r: UsageRecordRow): UsageRecord {
     attempts: Array.isArray(r.attempts) ? r.attempts : [],
     latencyMs: Number(r.latency_ms),
     status: r.status,
+    endUser: r.end_user,
+    session: r.session_id,
     tokens: {
       inputNoCache: r.input_no_cache,
       inputCacheRead: r.input_cache_read,

@@ -73,6 +73,8 @@ export interface UsageRecordsTable {
   cost: bigint;
   latency_ms: bigint;
   status: string;
+  end_user: string | null;
+  session_id: string | null;
   created_at: Timestamp;
 }
 

@@ -69,13 +69,16 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
       attempts: r.attempts ?? [],
       latency_ms: Math.max(0, Math.round(r.latencyMs)),
       status: r.status,
+      end_user: r.endUser ?? null,
+      session_id: r.session ?? null,
     });
   });
   if (requests.length > 0) {
     const { rows } = await sql<{ id: string; captured: bigint }>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
-          AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text)
+          AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text,
+            end_user text, session_id text)
       ), c AS (
         SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
         FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
@@ -117,9 +120,9 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
       ), u AS (
         INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
           input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-          cost, latency_ms, status)
+          cost, latency_ms, status, end_user, session_id)
         SELECT r.id, h.account_id, r.key_id, r.model_requested, r.model_served, r.attempts,
-          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status
+          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status, r.end_user, r.session_id
         FROM h JOIN r ON r.id = h.id JOIN t ON t.id = h.id
       )
       SELECT id, captured FROM h`.execute(db);

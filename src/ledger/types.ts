@@ -89,6 +89,16 @@ export interface UsageRecordInput {
   latencyMs: number;
   /** e.g. 'ok', 'error', 'cancelled'. */
   status: string;
+  /** The end user the client named (OpenAI `user` / `safety_identifier`, Anthropic `metadata.user_id`). */
+  endUser?: string | null;
+  /** The session the client named (Claude Code's `X-Claude-Code-Session-Id`, OpenAI `prompt_cache_key`). */
+  session?: string | null;
+}
+
+/** Filters of the usage list: only the records of this end user and/or session. */
+export interface UsageFilter {
+  endUser?: string;
+  session?: string;
 }
 
 export interface UsageRecord extends UsageRecordInput {

@@ -327,6 +327,8 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
       record: {
         keyId: ctx.keyId,
         modelRequested: req.model,
+        endUser: req.attribution?.endUser ?? null,
+        session: req.attribution?.session ?? null,
         modelServed: summary.servedModel ?? null,
         attempts: summary.attempts,
         latencyMs,

@@ -3,6 +3,7 @@ import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserP
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { attributionOf } from '../shared/attribution.js';
 import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
@@ -59,6 +60,7 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
     fallbacks: opts.fallbacks,
     ext: Object.keys(ext).length ? { [P]: ext } : {},
     passHeaders: passHeaders(headers),
+    ...opt('attribution', attributionOf(headers, [isRecord(body.metadata) ? body.metadata.user_id : undefined], [])),
   };
 }
 

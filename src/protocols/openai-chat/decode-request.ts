@@ -3,6 +3,7 @@ import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserP
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { attributionOf } from '../shared/attribution.js';
 import { checkTools } from '../shared/check-tools.js';
 import { decodeChatResponseFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
@@ -23,7 +24,7 @@ const MAPPED = new Set([
  * - `n` > 1 is a 400: the gateway produces exactly one choice.
  * - every unmapped field lands in `ext['openai-chat']` for a same-protocol upstream.
  */
-export function decodeChatRequest(body: JsonObject, _headers: HeaderBag): Request {
+export function decodeChatRequest(body: JsonObject, headers: HeaderBag): Request {
   if (typeof body.n === 'number' && body.n > 1) throw invalid('n > 1 is not supported: the gateway returns one choice', 'n');
   if (!Array.isArray(body.messages)) throw invalid('messages must be an array', 'messages');
   const opts = decodeGatewayOptions(body);
@@ -59,6 +60,8 @@ export function decodeChatRequest(body: JsonObject, _headers: HeaderBag): Reques
     fallbacks: opts.fallbacks,
     ext: Object.keys(ext).length ? { [P]: ext } : {},
     passHeaders: {},
+    // OpenAI's `safety_identifier` replaces `user`; `prompt_cache_key` groups one conversation.
+    ...opt('attribution', attributionOf(headers, [body.safety_identifier, body.user], [body.prompt_cache_key])),
   };
 }
 

@@ -1,8 +1,9 @@
-import { invalid, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
+import { invalid, type Attribution, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
 import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
 import { decodeFast, decodeReasoning } from './decode-options.js';
+import { attributionOf } from '../shared/attribution.js';
 import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeResponsesTextFormat } from '../shared/decode-response-format.js';
 import { isRecord } from '../shared/json.js';
@@ -20,7 +21,7 @@ const CONSUMED = new Set([
 ]);
 
 /** Responses request body (already schema-validated) into the IR. */
-export function decodeRequest(body: Json, _headers: HeaderBag): Request {
+export function decodeRequest(body: Json, headers: HeaderBag): Request {
   if (typeof body.model !== 'string' || body.model === '') throw invalid('model is required', 'model');
   rejectStateful(body);
   const { system, messages, otherItems, references } = decodeInput(body.input, body.instructions);
@@ -56,7 +57,14 @@ export function decodeRequest(body: Json, _headers: HeaderBag): Request {
     fallbacks: decodeFallbacks(body.fallbacks),
     ext: Object.keys(ext).length ? { [EXT]: ext } : {},
     passHeaders: {},
+    ...attribution(headers, body),
   };
+}
+
+/** OpenAI's `safety_identifier` replaces `user`; `prompt_cache_key` groups one conversation. */
+function attribution(headers: HeaderBag, body: Json): { attribution?: Attribution } {
+  const a = attributionOf(headers, [body.safety_identifier, body.user], [body.prompt_cache_key]);
+  return a ? { attribution: a } : {};
 }
 
 /** The gateway keeps no responses or conversations, so references to them cannot be honoured. */
