@@ -9,6 +9,9 @@ export interface ServeOptions {
   demo: boolean;
 }
 
+/** How long a drain lets requests in flight finish: the usual orchestrator grace period (Kubernetes: 30 s). */
+const DEFAULT_DRAIN_MS = 30_000;
+
 /** Node runs a longer timer after 1 ms: such a setting would quietly mean its opposite. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -21,7 +24,7 @@ function envInteger(name: string, min: number, max: number): number | undefined 
   return v;
 }
 
-/** `switchyard serve`: start on the environment's settings, stop cleanly on SIGINT/SIGTERM. */
+/** `switchyard serve`: start on the environment's settings; SIGINT/SIGTERM drain, then stop. */
 export async function serve(opts: ServeOptions): Promise<Gateway> {
   const db = ledgerOptionsFromEnv();
   const gateway = await startGateway({
@@ -40,13 +43,20 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
   });
+  const drainMs = envInteger('SWITCHYARD_DRAIN_MS', 0, MAX_TIMER_MS) ?? DEFAULT_DRAIN_MS;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.log.info({ signal }, 'stopping');
-    await gateway.close();
-    process.exit(0);
+    gateway.log.info({ signal, drainMs, inFlight: gateway.lifecycle.inFlight }, 'draining');
+    try {
+      await gateway.close(drainMs);
+      gateway.log.info({ signal }, 'stopped');
+      process.exit(0);
+    } catch (err) {
+      gateway.log.error({ err }, 'stopping failed');
+      process.exit(1);
+    }
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

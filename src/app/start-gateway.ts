@@ -5,6 +5,8 @@ import { defaultCatalog } from '../config/default-catalog.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { createApp } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
+import { Lifecycle } from '../http/lifecycle.js';
+import { GatewayError } from '../ir/index.js';
 import { ApiDocument } from '../http/openapi-document.js';
 import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
@@ -51,8 +53,21 @@ export interface Gateway {
   ledger: Ledger;
   catalog: Catalog;
   log: PinoLogger;
-  close(): Promise<void>;
+  /** Requests in flight, and whether a drain has begun (readiness). */
+  lifecycle: Lifecycle;
+  /**
+   * Drains and stops: stops accepting connections, lets requests in flight finish for up to
+   * `graceMs` (0 by default: tests stop at once), then ends the rest as an upstream failure
+   * would (an error in their protocol, their upstream cancelled, what they produced billed),
+   * and closes the ledger once every settle has committed.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** Once the in-flight requests are told to end, how long they get to write their error and settle. */
+const END_IN_FLIGHT_MS = 5_000;
+/** After the connections are closed, how long the requests get to unwind (their settles are submitted then). */
+const UNWIND_MS = 5_000;
 
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
@@ -77,7 +92,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const holdTtlMs = opts.holdTtlMs ?? DEFAULT_HOLD_TTL_MS;
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
+  const lifecycle = new Lifecycle();
   const app = createApp({
+    lifecycle,
     api,
     document: api.definition,
     ledger,
@@ -95,19 +112,36 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
+  let closing: Promise<void> | undefined;
+  const drainAndClose = async (graceMs: number) => {
+    lifecycle.draining = true;
+    stopReaper();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const inFlight = lifecycle.inFlight;
+    if (inFlight > 0) log.info({ inFlight, graceMs }, 'draining: waiting for requests in flight');
+    if (!(await lifecycle.idle(graceMs))) {
+      log.warn({ inFlight: lifecycle.inFlight }, 'drain deadline: ending the requests still in flight');
+      lifecycle.endInFlight(new GatewayError('unavailable', 'the gateway is shutting down; the request was ended', { retryAfter: 1 }));
+      await lifecycle.idle(END_IN_FLIGHT_MS);
+    }
+    server.closeAllConnections();
+    await closed;
+    // Requests cut with their connection unwind now; each submits its settle as it does.
+    await lifecycle.idle(UNWIND_MS);
+    stopAnnouncing();
+    await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
+    // Waits for every submitted settle before closing the connections.
+    if (ownsLedger) await ledger.close();
+    else await ledger.settled();
+  };
   return {
     url: `http://${host}:${port}`,
     server,
     ledger,
     catalog,
     log,
-    async close() {
-      stopReaper();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      stopAnnouncing();
-      await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
-      if (ownsLedger) await ledger.close();
-    },
+    lifecycle,
+    close: (graceMs = 0) => (closing ??= drainAndClose(graceMs)),
   };
 }

@@ -10,6 +10,7 @@ import type { ApiDocument } from './openapi-document.js';
 import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
 import { writeFrames } from './sse-writer.js';
 import { ByteBudget } from './byte-budget.js';
+import type { Lifecycle } from './lifecycle.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
 
@@ -26,6 +27,8 @@ export interface AppOptions extends RouteDeps {
   /** How long a streaming client may leave its buffer full before it is cut off (see sse-writer.ts). */
   sendTimeoutMs?: number;
   log: Logger;
+  /** Requests in flight and draining (see start-gateway.ts's close). */
+  lifecycle: Lifecycle;
 }
 
 interface State {
@@ -69,11 +72,19 @@ export function createApp(opts: AppOptions): Koa<State> {
     ctx.set('x-request-id', ctx.state.requestId);
     if (ctx.state.protocol.name === 'anthropic-messages') ctx.set('request-id', ctx.state.requestId);
     const endTimer = metrics.httpDuration.startTimer();
+    opts.lifecycle.enter();
     try {
+      if (opts.lifecycle.draining) {
+        // A request on a connection kept alive from before the drain: the next one goes elsewhere.
+        ctx.set('connection', 'close');
+        throw new GatewayError('unavailable', 'the gateway is shutting down; retry', { retryAfter: 1 });
+      }
       await next();
       if (ctx.body == null && ctx.respond !== false) unrouted(ctx);
     } catch (e) {
       renderError(ctx, ctx.state.protocol, errorToAnswer(e, ctx.state.requestId), opts.log);
+    } finally {
+      opts.lifecycle.leave();
     }
     const operation = ctx.state.operationId ?? 'unrouted';
     endTimer({ operation });
@@ -113,8 +124,8 @@ export function createApp(opts: AppOptions): Koa<State> {
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
-      const input = await prepareInput(ctx, route.operationId, spec, opts, readBody);
-      await respond(ctx, await spec.handler(input), input.signal, opts.sendTimeoutMs);
+      const { input, clientGone } = await prepareInput(ctx, route.operationId, spec, opts, readBody);
+      await respond(ctx, await spec.handler(input), clientGone, opts.sendTimeoutMs);
     });
   }
   app.use(router.routes());
@@ -137,7 +148,7 @@ async function prepareInput(
   spec: RouteSpec,
   opts: AppOptions,
   readBody: (ctx: Koa.ParameterizedContext<State>) => Promise<void>,
-): Promise<HandlerInput> {
+): Promise<{ input: HandlerInput; clientGone: AbortSignal }> {
   const headers = ctx.headers as Record<string, string | undefined>;
   const hasBody = ctx.method === 'POST' || ctx.method === 'PATCH';
   if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
@@ -156,11 +167,23 @@ async function prepareInput(
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new GatewayError('invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const params = (ctx as any).params ?? {};
   opts.api.validate(operationId, { body: hasBody ? body : undefined, params, query: ctx.query, headers });
-  const abort = new AbortController();
+  // Two signals: the writer stops when the client is gone; the handler's run also stops when the
+  // drain ends what is left, with the reason, which the client then receives as an error.
+  const clientGone = new AbortController();
+  const stop = new AbortController();
+  const shutdown = opts.lifecycle.shutdown;
+  const onShutdown = () => stop.abort(shutdown.reason);
+  if (shutdown.aborted) onShutdown();
+  else shutdown.addEventListener('abort', onShutdown, { once: true });
   ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) abort.abort();
+    shutdown.removeEventListener('abort', onShutdown);
+    if (!ctx.res.writableFinished) {
+      clientGone.abort();
+      stop.abort();
+    }
   });
-  return { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: abort.signal, auth, protocol: ctx.state.protocol };
+  const input = { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: stop.signal, auth, protocol: ctx.state.protocol };
+  return { input, clientGone: clientGone.signal };
 }
 
 async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions) {
@@ -245,7 +268,8 @@ function errorToAnswer(e: unknown, requestId: string): GatewayError {
 }
 
 function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAdapter<any>, err: GatewayError, log: Logger): void {
-  if (err.kind === 'unavailable' && isDatabaseUnavailable(err.cause)) log.warn({ requestId: ctx.state.requestId, cause: causeSummary(err.cause) }, 'database unavailable');
+  // Unavailable is a state of the service (database away, draining, bodies over budget), not a bug: no stack.
+  if (err.kind === 'unavailable') log.warn({ requestId: ctx.state.requestId, reason: err.message, cause: err.cause ? causeSummary(err.cause) : undefined }, 'request refused: unavailable');
   else if (err.status >= 500) log.error({ err, cause: (err as any).cause, requestId: ctx.state.requestId }, 'request failed');
   if (ctx.respond === false || ctx.headerSent) return;
   // A body left unread (refused before reading it) would otherwise be received and thrown away

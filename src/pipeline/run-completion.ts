@@ -3,6 +3,7 @@ import {
   emptyUsage,
   GatewayError,
   inputTotal,
+  isGatewayError,
   type Attempt,
   type Request,
   type StreamEvent,
@@ -169,6 +170,9 @@ async function* runAttempts(
       summary.servedVariant = cand.variant;
       if (outcome.kind === 'cancelled') {
         summary.status = 'cancelled';
+        // Stopped by the gateway (a drain's deadline), not by the client, who is still there:
+        // it gets the reason as an upstream failure's error, after what it already received.
+        if (isGatewayError(ctx.signal.reason)) throw ctx.signal.reason;
         return;
       }
       if (next === 'next') {

@@ -36,7 +36,7 @@ export interface CallContext {
   limits?: KeyLimits;
   /** The models the key may use, when it is restricted. */
   allowedModels?: ReadonlySet<string>;
-  /** Aborted when the client disconnects. */
+  /** Aborted when the client disconnects, or (with a GatewayError as its reason) when the gateway ends the request. */
   signal: AbortSignal;
 }
 
