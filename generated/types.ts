@@ -364,6 +364,10 @@ export interface components {
             /** @description Error class, e.g. invalid_request_error, authentication_error, billing_error, overloaded_error. */
             type: string;
             message: string;
+            /** @description Machine-readable detail, as Anthropic sends it: `error_code` names the cause. A request with `thread` gets `{error_code: "thread_unsupported_request", unsupported: ["thread"]}`, on which the Anthropic SDK's tool runner resends the full conversation without it. */
+            details?: {
+                [key: string]: unknown;
+            };
         };
         /** @description Error body of the Anthropic-compatible endpoints. */
         AnthropicErrorResponse: {

@@ -123,4 +123,40 @@ describe('messages: tools', () => {
     expect(final.stop_reason).toBe('end_turn');
     expect(JSON.stringify(final.content)).toContain('sunny, 21 C');
   });
+
+  it('message threads are a 400 naming thread, on which the SDK\'s tool runner resends the whole conversation every turn', async () => {
+    // The request bodies the SDK sends, and the status of each answer.
+    const sent: Array<{ body: any; status: number }> = [];
+    const capture: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      sent.push({ body: JSON.parse(String(init?.body)), status: res.status });
+      return res;
+    };
+    const an = new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: capture, maxRetries: 0 });
+    const final = await an.beta.messages
+      .toolRunner({
+        model: 'local-sonnet',
+        max_tokens: 500,
+        messages: ask,
+        tools: [{ ...tools[0], type: 'custom', run: async () => 'sunny, 21 C' } as any],
+      })
+      .runUntilDone();
+    expect(final.stop_reason).toBe('end_turn');
+    // The first turn asked for a thread and was refused; from then on every turn carries the full history.
+    expect(sent.map((s) => [s.status, s.body.thread?.type ?? null, s.body.messages.length])).toEqual([
+      [400, 'create', 1],
+      [200, null, 1],
+      [200, null, 3],
+    ]);
+    expect(sent[2].body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+
+    const err = await an.beta.messages
+      .create({ model: 'local-sonnet', max_tokens: 50, messages: ask, thread: { type: 'continue', previous_message_id: 'msg_123' } } as any)
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.ThreadUnsupportedRequestError);
+    expect(err.status).toBe(400);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } });
+    expect(err.error.error.message).toMatch(/^thread: /);
+    expect(await bodyErrors('createMessage', 400, err.error)).toEqual([]);
+  });
 });

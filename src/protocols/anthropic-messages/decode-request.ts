@@ -1,4 +1,4 @@
-import { invalid } from '../../ir/errors.js';
+import { GatewayError, invalid } from '../../ir/errors.js';
 import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
@@ -30,6 +30,7 @@ const MAPPED = new Set([
  */
 export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Request {
   if (!Array.isArray(body.messages)) throw invalid('messages must be an array', 'messages');
+  rejectThread(body.thread);
   const opts = decodeGatewayOptions(body);
   const ext: JsonObject = { ...restOf(body, MAPPED), ...opts.extras };
   const system = systemParts(body.system, 'system');
@@ -62,6 +63,22 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
     passHeaders: passHeaders(headers),
     ...opt('attribution', attributionOf(headers, [isRecord(body.metadata) ? body.metadata.user_id : undefined], [])),
   };
+}
+
+/**
+ * Message threads (`thread`, a beta: the server keeps the conversation and `continue` sends only
+ * the new turns) are refused rather than ignored: ignored, a `continue` would be answered without
+ * its history. Their server-side rules (which fields must match, one continuation per reply) are
+ * not published exactly enough to reproduce. The refusal carries Anthropic's own error code for
+ * it, on which the SDK's tool runner stops threading and resends the full conversation.
+ */
+function rejectThread(thread: unknown): void {
+  if (thread === undefined || thread === null) return;
+  throw new GatewayError('invalid_request', 'thread: message threads are not supported by this gateway; send the full conversation in messages without thread', {
+    param: 'thread',
+    code: 'thread_unsupported_request',
+    details: { details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } },
+  });
 }
 
 /**
