@@ -988,7 +988,8 @@ export interface components {
         CreateResponseRequest: {
             /** @description Model id or alias from the catalog. */
             model: string;
-            input?: string | components["schemas"]["ResponseInputItem"][];
+            /** @description The conversation: a user message as a string, or items. Required: without stored responses there is nothing to continue from. */
+            input: string | components["schemas"]["ResponseInputItem"][];
             instructions?: string | null;
             tools?: components["schemas"]["ResponseTool"][];
             tool_choice?: components["schemas"]["ResponseToolChoice"];

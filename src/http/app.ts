@@ -151,9 +151,6 @@ async function prepareInput(
 ): Promise<{ input: HandlerInput; clientGone: AbortSignal }> {
   const headers = ctx.headers as Record<string, string | undefined>;
   const hasBody = ctx.method === 'POST' || ctx.method === 'PATCH';
-  if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
-    throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
-  }
   // Checked early (before auth) on the Anthropic routes only; elsewhere an operation that declares
   // the header has it validated by the document, and one that does not (HEAD /) ignores it.
   for (const name of spec.protocol.name === 'anthropic-messages' ? ['anthropic-version', 'vendor-version'] : []) {
@@ -162,6 +159,10 @@ async function prepareInput(
   }
   // From the headers alone, before a byte of the body is read: a stranger's 30 MB costs nothing.
   const auth = await authenticate(spec.auth, headers, opts);
+  // The body's type, like the body, is the business of an authenticated caller only.
+  if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
+    throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
+  }
   if (hasBody) await readBody(ctx);
   const body = (ctx.request as any).body;
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new GatewayError('invalid_request', `the request body is nested deeper than ${MAX_JSON_DEPTH} levels`);

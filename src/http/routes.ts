@@ -62,10 +62,14 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
   };
 }
 
-/** The protocol whose error shape an unrouted request gets (404/405 and the like). */
+/**
+ * The protocol whose error shape an unrouted request gets (404/405 and the like), from the path as
+ * the routes decide it: only the routes both kinds of client call (/v1/models) look at the headers,
+ * and with the same rule, so an admin or chat error never comes in Anthropic's shape.
+ */
 export function protocolForPath(path: string, headers: Record<string, string | undefined>): ProtocolAdapter<any> {
   if (path.startsWith('/v1/messages')) return anthropicMessages;
   if (path.startsWith('/v1/responses')) return openaiResponses;
-  if (!path.startsWith('/v1/chat') && (headers['anthropic-version'] || headers['x-api-key'])) return anthropicMessages;
+  if (path === '/v1/models' || path.startsWith('/v1/models/')) return byVersionHeader(headers);
   return openaiChat;
 }

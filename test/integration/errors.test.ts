@@ -191,6 +191,42 @@ describe('errors below the SDKs (raw HTTP)', () => {
     await expectError(deleteKeys, 405, undefined, 'OpenAIErrorResponse');
   });
 
+  it('an admin error is in the admin (OpenAI) shape whatever Anthropic headers the request carries', async () => {
+    const anthropicHeaders = { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' };
+    const wrongMethod = await fetch(`${gw.url}/admin/keys/key_x`, { method: 'POST', headers: anthropicHeaders });
+    await expectError(wrongMethod, 405, undefined, 'OpenAIErrorResponse');
+    await expectError(await fetch(`${gw.url}/admin/nothing`, { headers: anthropicHeaders }), 404, undefined, 'OpenAIErrorResponse');
+    const unauthorized = await fetch(`${gw.url}/admin/accounts`, { headers: { ...anthropicHeaders, authorization: 'Bearer wrong' } });
+    await expectError(unauthorized, 401, 'adminListAccounts', 'OpenAIErrorResponse');
+  });
+
+  it('an admin body is read only after the admin key: "", "{" and a wrong type are a 401 without it', async () => {
+    for (const [body, type] of [['', 'application/json'], ['{', 'application/json'], ['x=1', 'text/plain']]) {
+      const res = await post('/admin/accounts', body, { authorization: `Bearer ${gw.key}`, 'content-type': type });
+      expect((await expectError(res, 401, 'adminCreateAccount', 'OpenAIErrorResponse')).error.type).toBe('authentication_error');
+    }
+    const withKey = await post('/admin/accounts', '{', { authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' });
+    expect((await expectError(withKey, 400, 'adminCreateAccount', 'OpenAIErrorResponse')).error.message).toMatch(/JSON/);
+  });
+
+  it('an empty model id is a 404 model_not_found on all three completion routes', async () => {
+    const cases = [
+      ['/v1/chat/completions', { model: '', messages: hello }, chatHeaders(), 'createChatCompletion', 'OpenAIErrorResponse'],
+      ['/v1/messages', { model: '', max_tokens: 5, messages: hello }, msgHeaders(), 'createMessage', 'AnthropicErrorResponse'],
+      ['/v1/responses', { model: '', input: 'Hello' }, chatHeaders(), 'createResponse', 'OpenAIErrorResponse'],
+    ] as const;
+    for (const [path, body, headers, operationId, schema] of cases) {
+      const answer = await expectError(await post(path, JSON.stringify(body), headers), 404, operationId, schema);
+      if (schema === 'OpenAIErrorResponse') expect(answer.error.code).toBe('model_not_found');
+      else expect(answer.error.type).toBe('not_found_error');
+    }
+  });
+
+  it('a Responses request without input is a 400 naming input (the document requires it too)', async () => {
+    const body = await expectError(await post('/v1/responses', JSON.stringify({ model: 'local-haiku' }), chatHeaders()), 400, 'createResponse', 'OpenAIErrorResponse');
+    expect(body.error.param).toBe('input');
+  });
+
   it('answers GET / and HEAD / with 200 and a request id', async () => {
     for (const method of ['GET', 'HEAD']) {
       const res = await fetch(`${gw.url}/`, { method });

@@ -22,7 +22,8 @@ const CONSUMED = new Set([
 
 /** Responses request body (already schema-validated) into the IR. */
 export function decodeRequest(body: Json, headers: HeaderBag): Request {
-  if (typeof body.model !== 'string' || body.model === '') throw invalid('model is required', 'model');
+  // An empty id is a model the catalog does not have (404 model_not_found), as on chat and messages.
+  if (typeof body.model !== 'string') throw invalid('model is required', 'model');
   rejectStateful(body);
   const { system, messages, otherItems, references } = decodeInput(body.input, body.instructions);
   const { functionTools, hostedTools } = decodeTools(body.tools);
