@@ -34,6 +34,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     databaseUrl: db.databaseUrl,
     dbSchema: db.schema,
     dataDir: db.dataDir,
+    spoolPath: db.spoolPath,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     redisUrl: process.env.REDIS_URL || undefined,
     holdTtlMs: envInteger('SWITCHYARD_HOLD_TTL_MS', 1, MAX_TIMER_MS),

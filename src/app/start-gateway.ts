@@ -29,6 +29,8 @@ export interface GatewayOptions {
   /** PostgreSQL only: connection (and wait for a pooled one) timeout, statement timeout. */
   dbConnectTimeoutMs?: number;
   dbStatementTimeoutMs?: number;
+  /** Where settles the database did not take by shutdown are kept for the next start. */
+  spoolPath?: string;
   /** An already open ledger (tests share one PGlite per file). */
   ledger?: Ledger;
   adminKey?: string;
@@ -80,6 +82,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       dataDir: opts.dataDir,
       connectTimeoutMs: opts.dbConnectTimeoutMs,
       statementTimeoutMs: opts.dbStatementTimeoutMs,
+      spoolPath: opts.spoolPath,
       log,
     }));
   const ownsLimiter = !opts.limiter;

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
@@ -16,6 +18,7 @@ import { extendHold } from './extend-hold.js';
 import { settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
+import { claimSpool, spoolSettles } from './spool.js';
 
 export interface LedgerLog {
   info(obj: object, msg?: string): void;
@@ -25,16 +28,27 @@ export interface LedgerLog {
 
 export interface LedgerOptions extends ConnectOptions {
   log?: LedgerLog;
+  /**
+   * Where settles the database did not take by close are written, to be applied by the next
+   * open (see spool.ts). Without it they are logged and lost.
+   */
+  spoolPath?: string;
 }
+
+/** The spool file's name, in the data directory. */
+export const SPOOL_FILE = 'unsettled-settles.jsonl';
 
 /** Default hold lifetime: longer than any request may run, so the reaper only frees orphans. */
 export const DEFAULT_HOLD_TTL_MS = 15 * 60 * 1000;
 
 /** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). Timeouts: see serve.ts. */
 export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LedgerOptions {
+  const dataDir = env.SWITCHYARD_DATA_DIR || './data';
+  // The spool sits in the data directory on PostgreSQL too: it is this host's, like the process.
+  const spoolPath = join(dataDir, SPOOL_FILE);
   return env.DATABASE_URL
-    ? { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined }
-    : { dataDir: env.SWITCHYARD_DATA_DIR || './data' };
+    ? { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath }
+    : { dataDir, spoolPath };
 }
 
 /** Connects (PostgreSQL when databaseUrl is set, else PGlite) and runs the migrations. */
@@ -47,7 +61,9 @@ export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
     await db.destroy();
     throw e;
   }
-  return new Ledger(db, opts.log);
+  const ledger = new Ledger(db, opts.log, opts.spoolPath);
+  await ledger.applySpool();
+  return ledger;
 }
 
 /** Statements wait for a slot rather than a timer, so this only caps the size of one statement. */
@@ -60,6 +76,13 @@ const HOLD_STATEMENTS_IN_FLIGHT = 1;
 const KEY_CACHE_TTL_MS = 60_000;
 /** How long the balance read by a hold is believed by the forecast (see HoldForecast). */
 const FORECAST_TTL_MS = 10_000;
+/** A failed settle is tried again after 200 ms, doubling up to this. */
+const SETTLE_RETRY_MAX_MS = 5_000;
+/** At close, how long settles being retried get to succeed before what is left is spooled. */
+const CLOSE_SETTLE_WAIT_MS = 3_000;
+
+/** Errors worth trying a settle again for: the database's, not the caller's (a malformed charge, no hold). */
+const retryable = (e: unknown) => !(e instanceof GatewayError);
 
 /**
  * The token-billing ledger. Each money operation is one SQL statement; see the files per operation.
@@ -71,11 +94,17 @@ export class Ledger {
   private readonly holds: GroupCommit<HoldRequest, bigint>;
   private readonly settles: GroupCommit<SettleRequest, SettleResult>;
   private readonly keyListeners = new Set<(keyId: string) => void>();
+  /** Settles that failed and are being tried again, by request id: spooled if still here at close. */
+  private readonly unsettled = new Map<string, SettleRequest>();
+  private readonly retries = new Set<Promise<unknown>>();
+  private readonly wakeRetries = new Set<() => void>();
+  private closing = false;
 
   constructor(
     /** Exposed for tests and admin tooling; everything else goes through the methods. */
     readonly db: Kysely<Database>,
     private readonly log?: LedgerLog,
+    private readonly spoolPath?: string,
   ) {
     this.keys = new KeyCache({ ttlMs: KEY_CACHE_TTL_MS, maxEntries: 100_000 });
     this.forecast = new HoldForecast({ ttlMs: FORECAST_TTL_MS, maxEntries: 100_000 });
@@ -93,10 +122,49 @@ export class Ledger {
     });
   }
 
-  /** Waits for the holds and settles already submitted, then closes the connections. */
-  async close(): Promise<void> {
+  /**
+   * Waits for the holds and settles already submitted; gives settles being retried (the database
+   * was away) `settleWaitMs` more, writes what is still unsettled to the spool for the next open,
+   * then closes the connections.
+   */
+  async close(settleWaitMs = CLOSE_SETTLE_WAIT_MS): Promise<void> {
     await this.settled();
+    if (this.retries.size > 0) await Promise.race([Promise.allSettled([...this.retries]), new Promise((r) => setTimeout(r, settleWaitMs))]);
+    this.closing = true;
+    for (const wake of this.wakeRetries) wake();
+    await Promise.allSettled([...this.retries]);
+    await this.spoolUnsettled();
     return this.db.destroy();
+  }
+
+  /** Settles that are being retried right now (for tests and the request log). */
+  get unsettledCount(): number {
+    return this.unsettled.size;
+  }
+
+  private async spoolUnsettled(): Promise<void> {
+    const left = [...this.unsettled.values()];
+    if (left.length === 0) return;
+    const requestIds = left.map((s) => s.requestId);
+    if (!this.spoolPath) return this.log?.error({ requestIds }, 'settles not written and no spool file: these requests are not billed');
+    await mkdir(dirname(this.spoolPath), { recursive: true });
+    await spoolSettles(this.spoolPath, left);
+    this.log?.warn({ spool: this.spoolPath, requestIds }, 'settles the database did not take were spooled; the next start applies them');
+  }
+
+  /** Applies the settles a previous process spooled (at open). Idempotent: an applied one changes nothing. */
+  async applySpool(): Promise<void> {
+    if (!this.spoolPath) return;
+    const { settles, done } = await claimSpool(this.spoolPath);
+    if (settles.length === 0) return done();
+    const results = await Promise.allSettled(settles.map((s) => this.settleOnce(s)));
+    const again = settles.filter((_, i) => results[i].status === 'rejected' && retryable((results[i] as PromiseRejectedResult).reason));
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'rejected' && !retryable(r.reason)) this.log?.error({ requestId: settles[i].requestId, err: r.reason }, 'a spooled settle was refused');
+    }
+    await spoolSettles(this.spoolPath, again);
+    await done();
+    this.log?.info({ applied: settles.length - again.length, kept: again.length }, 'applied the spooled settles');
   }
 
   /** Resolves once every hold and settle submitted before the call has committed (or failed). */
@@ -182,13 +250,69 @@ export class Ledger {
       throw e;
     }
   }
+  /**
+   * Settles a request. When the database cannot take it, it is tried again with backoff until it
+   * does (the answer already went out; the hold keeps covering it meanwhile), and what is still
+   * unwritten at close is spooled for the next start.
+   */
   async settle(s: SettleRequest): Promise<SettleResult> {
-    const result = await this.settles.submit(s);
+    try {
+      return await this.settleOnce(s);
+    } catch (e) {
+      if (!retryable(e) || this.closing) throw e;
+      this.unsettled.set(s.requestId, s);
+      const retry = this.retrySettle(s, e);
+      this.retries.add(retry);
+      void retry.catch(() => undefined).finally(() => this.retries.delete(retry));
+      return retry;
+    }
+  }
+
+  private async retrySettle(s: SettleRequest, firstError: unknown): Promise<SettleResult> {
+    let err = firstError;
+    for (let attempt = 1; ; attempt++) {
+      this.log?.warn({ requestId: s.requestId, attempt, err: { message: (err as Error)?.message, code: (err as { code?: string })?.code } }, 'settle failed; trying again');
+      await this.pause(Math.min(SETTLE_RETRY_MAX_MS, 100 * 2 ** attempt));
+      if (this.closing) throw new Error(`ledger closing: the settle of ${s.requestId} is spooled`);
+      try {
+        const result = await this.settleOnce(s);
+        this.unsettled.delete(s.requestId);
+        this.log?.info({ requestId: s.requestId, attempts: attempt + 1 }, 'settle written after retrying');
+        return result;
+      } catch (e) {
+        if (!retryable(e)) {
+          this.unsettled.delete(s.requestId);
+          throw e;
+        }
+        err = e;
+      }
+    }
+  }
+
+  /** Sleeps `ms`, or less when close wants the retries to stop. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakeRetries.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wakeRetries.add(wake);
+    });
+  }
+
+  private async settleOnce(s: SettleRequest): Promise<SettleResult> {
+    let result = await this.settles.submit(s);
     if (!result.settled) {
-      // A hold that expired or was released before settling: the usage is not billed. Say so loudly.
-      const status = await this.holdStatus(s.requestId);
+      let status = await this.holdStatus(s.requestId);
+      // The reaper expired the hold while this statement ran: the next one captures it late.
+      if (status === 'expired') {
+        result = await this.settles.submit(s);
+        status = await this.holdStatus(s.requestId);
+      }
       if (status !== 'settled') {
-        this.log?.warn({ requestId: s.requestId, holdStatus: status, charges: s.charges.length }, 'settle found no pending hold; usage not billed');
+        this.log?.warn({ requestId: s.requestId, holdStatus: status, charges: s.charges.length }, 'settle found no hold to capture; usage not billed');
       }
     }
     return result;

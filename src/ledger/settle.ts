@@ -33,7 +33,9 @@ export function chargeRows(requestId: string, charges: Charge[]): object[] {
 }
 
 /**
- * Posts pending holds, in one statement for the whole batch (distinct request ids). For each
+ * Posts pending holds (and expired ones: a settle that arrives after the reaper released its hold,
+ * because the database was away for longer than the hold's TTL, still captures the usage, which
+ * may then take the balance below zero; see DECISIONS.md), in one statement for the whole batch (distinct request ids). For each
  * request it marks the hold settled (only if pending, so at most once), captures min(sum of its
  * costs, its hold), returns the rest to the available balance, writes one journal `capture` line
  * per charge with its tokens, and the usage record. Several requests of one account are summed
@@ -92,20 +94,28 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
         SELECT id FROM accounts
         WHERE id = ANY (ARRAY(SELECT account_id FROM holds WHERE holds.id = ANY (ARRAY(SELECT id FROM r))))
         ORDER BY id FOR UPDATE
-      ), h AS (
+      ), hp AS (
         UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
         FROM t
         WHERE holds.id = ANY (ARRAY(SELECT id FROM r)) AND holds.id = t.id AND holds.status = 'pending'
-        RETURNING holds.id, holds.account_id, holds.amount, holds.captured
+        RETURNING holds.id, holds.account_id, holds.amount, holds.captured, false AS late
+      ), he AS (
+        UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
+        FROM t
+        WHERE holds.id = ANY (ARRAY(SELECT id FROM r)) AND holds.id = t.id AND holds.status = 'expired'
+        RETURNING holds.id, holds.account_id, holds.amount, holds.captured, true AS late
+      ), h AS (
+        SELECT * FROM hp UNION ALL SELECT * FROM he
       ), per AS (
-        SELECT account_id, sum(amount) AS amount, sum(captured) AS captured FROM h GROUP BY account_id
+        -- An expired hold's amount already left held when the reaper expired it.
+        SELECT account_id, sum(amount) FILTER (WHERE NOT late) AS amount, sum(captured) AS captured FROM h GROUP BY account_id
       ), a AS (
-        UPDATE accounts SET held = accounts.held - per.amount, balance = accounts.balance - per.captured
+        UPDATE accounts SET held = accounts.held - coalesce(per.amount, 0), balance = accounts.balance - per.captured
         FROM per JOIN lk ON lk.id = per.account_id
         WHERE accounts.id = ANY (ARRAY(SELECT id FROM lk)) AND accounts.id = per.account_id
         RETURNING accounts.id, accounts.balance AS after_all
       ), lines AS (
-        SELECT h.account_id, c.*, LEAST(h.captured, c.before + c.cost) - LEAST(h.captured, c.before) AS taken
+        SELECT h.account_id, h.late, c.*, LEAST(h.captured, c.before + c.cost) - LEAST(h.captured, c.before) AS taken
         FROM h JOIN c ON c.req = h.id
       ), j AS (
         INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
@@ -114,7 +124,7 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
           a.after_all + coalesce(sum(l.taken) OVER (
             PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
           l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
-          CASE WHEN l.taken < l.cost THEN 'capped by the hold' END
+          CASE WHEN l.late THEN 'captured after its hold expired' WHEN l.taken < l.cost THEN 'capped by the hold' END
         FROM lines l JOIN a ON a.id = l.account_id
         ORDER BY l.account_id, l.req, l.ord
       ), u AS (

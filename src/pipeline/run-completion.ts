@@ -340,7 +340,8 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
       },
     });
   } catch (e) {
-    // The hold stays pending and the reaper releases it after its TTL: the caller is not charged.
+    // The ledger retries a settle the database did not take and spools it at shutdown; what
+    // arrives here was refused (a caller bug) or spooled, and is logged as such by the ledger too.
     deps.log.error({ err: e, requestId: ctx.requestId }, 'settlement failed');
   }
 }
