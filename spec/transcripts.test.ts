@@ -1,13 +1,14 @@
 // The response and event schemas accept what real providers send (shared/reference/transcripts),
 // so an encoder that copies the wire shape validates, and the contract fuzzer can trust them.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { compileComponent, loadApi } from './load-api.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../tools/reference.js';
 
-// Same location the protocol tests use: the shared reference folder beside the repo.
-const DIR = fileURLToPath(new URL('../../shared/reference/transcripts', import.meta.url));
+// The recorded transcripts of the reference folder (tools/reference.ts); skipped without it.
+const DIR = TRANSCRIPTS_DIR;
 let api: OpenAPIBackend;
 beforeAll(async () => {
   api = await loadApi();
@@ -30,7 +31,7 @@ function responseErrors(body: unknown, operationId: string, status: number): unk
   return api.validateResponse(body, operationId, status).errors ?? null;
 }
 
-describe('non-streaming bodies', () => {
+describe.skipIf(!REFERENCE_PRESENT)('non-streaming bodies', () => {
   it.each([
     ['createChatCompletion', 200, 'openai-chat/completion-text.json'],
     ['createChatCompletion', 200, 'openai-chat/completion-tool-calls-parallel.json'],
@@ -63,7 +64,7 @@ describe('non-streaming bodies', () => {
   });
 });
 
-describe('stream payloads', () => {
+describe.skipIf(!REFERENCE_PRESENT)('stream payloads', () => {
   const cases: [string, string][] = [
     ['ChatCompletionChunk', 'openai-chat/stream-text.sse'],
     ['ChatCompletionChunk', 'openai-chat/stream-tool-calls-parallel.sse'],
@@ -96,5 +97,21 @@ describe('stream payloads', () => {
   it('ResponseStreamEvent requires sequence_number', () => {
     const validate = compileComponent(api, 'ResponseStreamEvent');
     expect(validate({ type: 'response.output_text.delta', item_id: 'i', output_index: 0, content_index: 0, delta: 'x' })).not.toEqual([]);
+  });
+});
+
+describe("the fake upstream's scripted answers", () => {
+  // Written by the project from the documented wire formats (tools/fake-upstream/scripts); they
+  // must meet the same contract as what the gateway sends, reference folder or not.
+  const scripts = path.join(import.meta.dirname, '../tools/fake-upstream/scripts');
+  const schemaOf = (file: string) =>
+    file.startsWith('openai-chat/') ? 'ChatCompletionChunk' : file.startsWith('anthropic-messages/') ? 'MessageStreamEvent' : 'ResponseStreamEvent';
+  const files = readdirSync(scripts, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sse')).sort();
+  it.each(files)('%s', (file) => {
+    const text = readFileSync(path.join(scripts, file), 'utf8');
+    const data = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter((l) => l !== '[DONE]');
+    const validate = compileComponent(api, schemaOf(file));
+    expect(data.length).toBeGreaterThan(2);
+    expect(data.flatMap((d, i) => validate(JSON.parse(d)).map((e) => `#${i}: ${e}`))).toEqual([]);
   });
 });

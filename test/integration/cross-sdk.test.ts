@@ -9,7 +9,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { scriptsDir, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { scriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
@@ -28,19 +28,19 @@ beforeAll(async () => {
 beforeEach(() => fake.reset());
 afterAll(() => started?.close());
 
-const PARALLEL_SCRIPT = `transcript:${path.join(scriptsDir(), 'anthropic-parallel-tool-use.sse')}`;
+const PARALLEL_SCRIPT = 'script:anthropic-messages/stream-parallel-tool-use';
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
 const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
 
-/** The signature the recorded Anthropic thinking stream carries, read from the file itself. */
+/** The signature the scripted Anthropic thinking stream carries, read from the file itself. */
 function recordedSignature(): string {
-  const text = readFileSync(path.join(transcriptsDir(), 'anthropic-messages/stream-thinking.sse'), 'utf8');
+  const text = readFileSync(path.join(scriptsDir(), 'anthropic-messages/stream-thinking.sse'), 'utf8');
   return JSON.parse(text.split('\n').find((l) => l.includes('signature_delta'))!.slice(5)).delta.signature;
 }
 
 describe('OpenAI SDK -> Anthropic upstream', () => {
   it('streams text with usage (cache reads kept apart)', async () => {
-    fake.script('transcript:anthropic-messages/stream-text.jsonl');
+    fake.script('script:anthropic-messages/stream-text');
     const stream = await openai.chat.completions.create({
       model: 'up-anthropic',
       stream: true,
@@ -57,7 +57,7 @@ describe('OpenAI SDK -> Anthropic upstream', () => {
     }
     expect(text.length).toBeGreaterThan(20);
     expect(finish).toBe('stop');
-    // The transcript's message_delta: input 12 (+0 cache), output tokens as recorded.
+    // The script's message_start: input 12 (+0 cache); output tokens as scripted.
     expect(usage).toMatchObject({ prompt_tokens: 12, prompt_tokens_details: { cached_tokens: 0 } });
     expect(usage!.completion_tokens).toBeGreaterThan(0);
     const sent = fake.requests[0].body as any;
@@ -118,7 +118,7 @@ describe('OpenAI SDK -> Anthropic upstream', () => {
   });
 
   it('round-trips thinking across two turns with the signature byte for byte', async () => {
-    fake.script('transcript:anthropic-messages/stream-thinking.sse', { words: 3 });
+    fake.script('script:anthropic-messages/stream-thinking', { words: 3 });
     const messages: any[] = [{ role: 'user', content: 'How do I cross the street safely?' }];
     const first = await openai.chat.completions.create({ model: 'up-anthropic', stream: true, reasoning_effort: 'low', messages });
     let reasoning = '';
@@ -146,7 +146,7 @@ describe('OpenAI SDK -> Anthropic upstream', () => {
   });
 
   it("round-trips thinking through the SDK's stream helper: its final message goes back as it is", async () => {
-    fake.script('transcript:anthropic-messages/stream-thinking.sse', { words: 3 });
+    fake.script('script:anthropic-messages/stream-thinking', { words: 3 });
     const messages: any[] = [{ role: 'user', content: 'How do I cross the street safely?' }];
     const stream = openai.chat.completions.stream({ model: 'up-anthropic', reasoning_effort: 'low', messages });
     const final = await stream.finalChatCompletion();
@@ -163,29 +163,29 @@ describe('OpenAI SDK -> Anthropic upstream', () => {
 
 describe('Anthropic SDK -> OpenAI upstream', () => {
   it('streams text with usage', async () => {
-    fake.script('transcript:openai-chat/stream-text.sse');
+    fake.script('script:openai-chat/stream-text');
     const stream = anthropic.messages.stream({ model: 'up-openai', max_tokens: 200, messages: [{ role: 'user', content: 'Hello' }] });
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: 'text' });
     expect((final.content[0] as Anthropic.TextBlock).text.length).toBeGreaterThan(5);
     expect(final.stop_reason).toBe('end_turn');
-    const recorded = readFileSync(path.join(transcriptsDir(), 'openai-chat/stream-text.sse'), 'utf8');
+    const recorded = readFileSync(path.join(scriptsDir(), 'openai-chat/stream-text.sse'), 'utf8');
     const usage = JSON.parse(recorded.split('\n').filter((l) => l.includes('"usage"')).at(-1)!.slice(5)).usage;
     expect(final.usage).toMatchObject({ output_tokens: usage.completion_tokens, input_tokens: usage.prompt_tokens });
     expect(fake.requests[0].body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 200, stream: true, stream_options: { include_usage: true } });
   });
 
   it('round-trips parallel tool calls, then answers', async () => {
-    fake.script('transcript:openai-chat/stream-tool-calls-parallel.sse', { words: 5 });
+    fake.script('script:openai-chat/stream-tool-calls-parallel', { words: 5 });
     const tools: Anthropic.Tool[] = [
-      { name: 'GetWeatherArgs', input_schema: { type: 'object', properties: {} } },
+      { name: 'get_weather', input_schema: { type: 'object', properties: {} } },
       { name: 'get_stock_price', input_schema: { type: 'object', properties: {} } },
     ];
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather in SF and the GOOG price?' };
     const first = await anthropic.messages.stream({ model: 'up-openai', max_tokens: 300, tools, messages: [question] }).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
-    expect(uses.map((u) => u.name)).toEqual(['GetWeatherArgs', 'get_stock_price']);
+    expect(uses.map((u) => u.name)).toEqual(['get_weather', 'get_stock_price']);
     for (const u of uses) expect(typeof u.input).toBe('object');
 
     const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
@@ -202,7 +202,7 @@ describe('Anthropic SDK -> OpenAI upstream', () => {
   });
 
   it('shows DeepSeek reasoning as thinking, and never forwards an invented signature', async () => {
-    fake.script('transcript:openai-chat/stream-deepseek-reasoning-content.sse', { words: 2 });
+    fake.script('script:openai-chat/stream-reasoning-content', { words: 2 });
     const question: Anthropic.MessageParam = { role: 'user', content: '9.11 and 9.8, which is greater?' };
     const first = await anthropic.messages.stream({ model: 'up-openai', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [question] }).finalMessage();
     const thinking = first.content.find((b): b is Anthropic.ThinkingBlock => b.type === 'thinking');

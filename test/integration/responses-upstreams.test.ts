@@ -1,6 +1,6 @@
 /**
  * POST /v1/responses through the real gateway to upstreams of every kind, served by the fake
- * upstream: a Responses-speaking one (recorded transcripts replayed through the
+ * upstream: a Responses-speaking one (the fake's scripted answers replayed through the
  * openai-responses provider), an Anthropic one and an OpenAI chat one. The official `openai`
  * SDK is the client; what reaches the upstream is read back from the fake's request log.
  */
@@ -9,7 +9,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/config/load-config.js';
-import { startFakeUpstream, transcriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { scriptsDir, startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
 import { recordingFetch } from '../support/stream-checks.js';
@@ -44,8 +44,8 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 const upstreamBody = (i = 0) => fake.requests[i].body as Record<string, any>;
-const transcriptLines = (name: string) =>
-  readFileSync(`${transcriptsDir()}/${name}`, 'utf8')
+const scriptLines = (name: string) =>
+  readFileSync(`${scriptsDir()}/${name}`, 'utf8')
     .split('\n')
     .filter((l) => l.startsWith('data:'))
     .map((l) => JSON.parse(l.slice(5)));
@@ -58,12 +58,12 @@ async function streamed(params: Record<string, unknown>): Promise<any> {
   return final;
 }
 
-describe('a Responses-speaking upstream (recorded transcripts)', () => {
+describe('a Responses-speaking upstream (scripted answers)', () => {
   it('passes reasoning summaries and the final encrypted_content through, and back byte for byte', async () => {
-    fake.script('transcript:openai-responses/stream-reasoning-summary.sse');
+    fake.script('script:openai-responses/stream-reasoning-summary');
     const input: ResponseInputItem[] = [{ role: 'user', content: 'How do I cross the street?' }];
     const final = await streamed({ model: 'up-responses', input, reasoning: { effort: 'high', summary: 'detailed' }, include: ['reasoning.encrypted_content'] });
-    const events = transcriptLines('openai-responses/stream-reasoning-summary.sse');
+    const events = scriptLines('openai-responses/stream-reasoning-summary.sse');
     const recorded = events.find((e) => e.type === 'response.completed').response;
     // The API re-encrypts at every step (added, done, completed differ); the stream's done item is what passes.
     const doneItem = events.find((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning').item;
@@ -83,31 +83,31 @@ describe('a Responses-speaking upstream (recorded transcripts)', () => {
     expect(replay[1].encrypted_content).toBe(doneItem.encrypted_content);
   });
 
-  it('streams a recorded function call, and serves it whole without streaming', async () => {
-    fake.script('transcript:openai-responses/stream-function-call.sse', 'transcript:openai-responses/stream-function-call.sse');
+  it('streams a function call, and serves it whole without streaming', async () => {
+    fake.script('script:openai-responses/stream-function-call', 'script:openai-responses/stream-function-call');
     const tools = [{ type: 'function' as const, name: 'get_capital', parameters: { type: 'object', properties: { country: { type: 'string' } } }, strict: false }];
     const final = await streamed({ model: 'up-responses', input: 'What is the capital of France?', tools });
-    expect(final.output[0]).toMatchObject({ type: 'function_call', name: 'get_capital', call_id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL', arguments: '{"country":"France"}' });
+    expect(final.output[0]).toMatchObject({ type: 'function_call', name: 'get_capital', call_id: 'call_SwyCapital0000000000001', arguments: '{"country":"France"}' });
     const whole = await client.responses.create({ model: 'up-responses', input: 'What is the capital of France?', tools });
     expect(whole.output[0]).toMatchObject({ type: 'function_call', arguments: '{"country":"France"}' });
     expect(upstreamBody().tools).toEqual([{ type: 'function', name: 'get_capital', parameters: tools[0].parameters, strict: false }]);
   });
 
   it('serves non-streamed requests from a JSON Response body, and from a stream sent although stream:false was asked', async () => {
-    fake.script('transcript:openai-responses/stream-text.sse', 'transcript:openai-responses/response-reasoning-summary-and-text.json');
+    fake.script('script:openai-responses/stream-text', 'script:openai-responses/response-reasoning-summary-and-text');
     const text = await client.responses.create({ model: 'up-responses', input: 'hi' });
-    const recorded = transcriptLines('openai-responses/stream-text.sse').find((e) => e.type === 'response.completed').response;
+    const recorded = scriptLines('openai-responses/stream-text.sse').find((e) => e.type === 'response.completed').response;
     expect(text.output_text).toBe(recorded.output[0].content[0].text);
     await expect(bodyProblems('responses', 200, JSON.parse(await rec.last().text()))).toEqual([]);
-    const json = JSON.parse(readFileSync(`${transcriptsDir()}/openai-responses/response-reasoning-summary-and-text.json`, 'utf8'));
+    const json = JSON.parse(readFileSync(`${scriptsDir()}/openai-responses/response-reasoning-summary-and-text.json`, 'utf8'));
     const both = await client.responses.create({ model: 'up-responses', input: 'hi', reasoning: { effort: 'low' } });
     expect(both.output.map((o) => o.type)).toEqual(json.output.map((o: any) => o.type));
     expect((both.output[0] as any).encrypted_content).toBe(json.output[0].encrypted_content);
     expect([upstreamBody(0).stream, upstreamBody(1).stream]).toEqual([false, false]);
   });
 
-  it('turns a recorded in-stream error into an HTTP error before the first byte', async () => {
-    fake.script('transcript:openai-responses/stream-error-insufficient-quota.jsonl');
+  it('turns an in-stream error into an HTTP error before the first byte', async () => {
+    fake.script('script:openai-responses/stream-error-insufficient-quota');
     await expect(client.responses.create({ model: 'up-responses', input: 'hi', stream: true })).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
   });
 
@@ -124,10 +124,10 @@ describe('a Responses-speaking upstream (recorded transcripts)', () => {
 
 describe('an Anthropic upstream', () => {
   it('wraps the thinking signature in a swy1 envelope and restores it exactly on the next turn', async () => {
-    fake.script('transcript:anthropic-messages/stream-thinking.sse');
+    fake.script('script:anthropic-messages/stream-thinking');
     const input: ResponseInputItem[] = [{ role: 'user', content: 'How do I cross the street?' }];
     const final = await streamed({ model: 'up-anthropic', input, reasoning: { effort: 'medium' }, include: ['reasoning.encrypted_content'] });
-    const signature = transcriptLines('anthropic-messages/stream-thinking.sse').find((e) => e.delta?.type === 'signature_delta').delta.signature;
+    const signature = scriptLines('anthropic-messages/stream-thinking.sse').find((e) => e.delta?.type === 'signature_delta').delta.signature;
     const rs = final.output.find((o: any) => o.type === 'reasoning');
     expect(rs.encrypted_content).toMatch(/^swy1\./);
     expect(JSON.stringify(final)).not.toContain(signature);

@@ -1,5 +1,5 @@
 /**
- * Routing against real HTTP upstreams (tools/fake-upstream): recorded refusals from both
+ * Routing against real HTTP upstreams (tools/fake-upstream): scripted refusals from both
  * providers, Azure's 400 content filter, fallback on unavailability, and the reasoning mapping
  * as the upstream receives it.
  */
@@ -28,9 +28,9 @@ beforeAll(async () => {
   });
   const catalog = fakeCatalog(fake, {
     models: [
-      m('claude-refuses', 'up-anthropic', 'transcript:anthropic-messages/maintainer-authored/stream-refusal', { fallbacks: ['up-openai'] }),
-      m('gpt-refuses', 'up-openai', 'transcript:openai-chat/stream-refusal', { fallbacks: ['up-anthropic'] }),
-      m('azure-filtered', 'up-openai', `transcript:${AZURE_FILTER}`, { fallbacks: ['up-anthropic'] }),
+      m('claude-refuses', 'up-anthropic', 'script:anthropic-messages/stream-refusal', { fallbacks: ['up-openai'] }),
+      m('gpt-refuses', 'up-openai', 'script:openai-chat/stream-refusal', { fallbacks: ['up-anthropic'] }),
+      m('azure-filtered', 'up-openai', `script:${AZURE_FILTER}`, { fallbacks: ['up-anthropic'] }),
       m('flaky', 'up-openai', 'status:500', { fallbacks: ['up-anthropic'], fallback_on_unavailable: true }),
       m('flaky-strict', 'up-openai', 'status:500', { fallbacks: ['up-anthropic'] }),
     ],
@@ -47,7 +47,7 @@ afterAll(async () => {
 /** The body the fake upstream received last. */
 const lastUpstreamBody = () => fake.requests.at(-1)!.body as Record<string, any>;
 
-describe('recorded upstream refusals', () => {
+describe('scripted upstream refusals', () => {
   it('Anthropic stop_reason refusal (stream) falls back before output: one message_start, the replier named', async () => {
     const stream = await anthropic.messages.create({ model: 'claude-refuses', max_tokens: 200, messages: userTurn('Hi'), stream: true });
     for await (const _ of stream) void _;

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { Collector, type Request, type StreamEvent } from '../../src/ir/index.js';
 import type { Provider, ProviderCall, ProviderConfig, Target } from '../../src/providers/types.js';
 import { baseRequest } from '../support/ir-fixtures.js';
@@ -6,7 +5,7 @@ import { baseRequest } from '../support/ir-fixtures.js';
 export { baseRequest };
 
 /** The recorded transcripts, in shared/ beside the repository (as CI lays it out). */
-export const TRANSCRIPTS = fileURLToPath(new URL('../../../shared/reference/transcripts', import.meta.url));
+export { REFERENCE_PRESENT, TRANSCRIPTS_DIR as TRANSCRIPTS } from '../../tools/reference.js';
 
 
 let seq = 0;

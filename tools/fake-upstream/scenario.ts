@@ -1,14 +1,16 @@
 /**
  * What the fake upstream answers. Chosen per request from the `x-fake-scenario` header, then the
- * body's `model` (e.g. `transcript:anthropic-messages/stream-thinking`), then the queue given to
+ * body's `model` (e.g. `script:anthropic-messages/stream-thinking`), then the queue given to
  * `script(...)`, then the default set by `setScenario(...)`, else `{ words: 20 }`.
  *
- * Shorthand strings (header or model): `transcript:<path>[?opts]`, `words:<n>[?opts]`,
- * `status:<code>[?opts]`, or a JSON object. Options are `key=value` pairs joined with `&`
- * (`transcript:openai-chat/stream-text.sse?chunkDelayMs=20&resetAfterEvents=3`); a bare key is `true`.
+ * Shorthand strings (header or model): `script:<path>[?opts]`, `transcript:<path>[?opts]`,
+ * `words:<n>[?opts]`, `status:<code>[?opts]`, or a JSON object. Options are `key=value` pairs joined
+ * with `&` (`script:openai-chat/stream-text?chunkDelayMs=20&resetAfterEvents=3`); a bare key is `true`.
  */
 export interface Scenario {
-  /** A file under the transcripts folder (extension optional: .sse, .jsonl, .json are tried). */
+  /** One of the project's scripted answers under `scripts/` (extension optional: .sse, .jsonl, .json are tried). */
+  script?: string;
+  /** A recorded transcript under the reference folder's `transcripts/` (tools/reference.ts), or an absolute path. */
   transcript?: string;
   /** A generated text stream of this many word chunks (no delay unless chunkDelayMs). */
   words?: number;
@@ -39,7 +41,7 @@ export interface Scenario {
   hangAfterEvents?: number;
 }
 
-const PREFIXES = ['transcript:', 'words:', 'status:'] as const;
+const PREFIXES = ['script:', 'transcript:', 'words:', 'status:'] as const;
 
 /** True when the string names a scenario (and is not an ordinary model name). */
 export function isScenarioString(s: string): boolean {
@@ -51,6 +53,7 @@ export function parseScenario(s: string): Scenario {
   if (text.startsWith('{')) return JSON.parse(text) as Scenario;
   const [head, query = ''] = splitOnce(text, '?');
   const opts = parseOptions(query);
+  if (head.startsWith('script:')) return { ...opts, script: head.slice('script:'.length) };
   if (head.startsWith('transcript:')) return { ...opts, transcript: head.slice('transcript:'.length) };
   if (head.startsWith('words:')) return { ...opts, words: Number(head.slice('words:'.length)) };
   if (head.startsWith('status:')) return { ...opts, status: Number(head.slice('status:'.length)) };

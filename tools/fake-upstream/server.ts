@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { generateEvents, generateJson } from './generate.js';
 import { errorBody, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
-import { loadTranscript } from './transcripts.js';
+import { loadScript, loadTranscript } from './transcripts.js';
 
 export interface RecordedRequest {
   method: string;
@@ -94,8 +94,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(protocol, body, s.maxOutputTokens);
     if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge));
     let events: string[];
-    if (s.transcript) {
-      const replay = loadTranscript(s.transcript, protocol);
+    if (s.script || s.transcript) {
+      const replay = s.script ? loadScript(s.script, protocol) : loadTranscript(s.transcript!, protocol);
       if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body);
       events = replay.events;
     } else {

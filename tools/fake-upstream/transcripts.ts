@@ -1,16 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TRANSCRIPTS_DIR } from '../reference.js';
 import type { WireProtocol } from './protocols.js';
 
-/** Where recorded transcripts live: `FAKE_UPSTREAM_TRANSCRIPTS`, else ../shared/reference/transcripts beside the repo. */
+/** Where recorded transcripts live: the reference folder's `transcripts/` (not part of the repository). */
 export function transcriptsDir(): string {
-  if (process.env.FAKE_UPSTREAM_TRANSCRIPTS) return process.env.FAKE_UPSTREAM_TRANSCRIPTS;
-  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  return path.resolve(repo, '../shared/reference/transcripts');
+  return TRANSCRIPTS_DIR;
 }
 
-/** Hand-written answers that no recording covers (see scripts/README.md). */
+/** The project's own scripted answers, written from the documented wire formats (see scripts/README.md). */
 export function scriptsDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'scripts');
 }
@@ -27,7 +26,15 @@ const cache = new Map<string, Replay>();
  * ones end with `data: [DONE]`. `error-<status>-*.json` files are served with that status.
  */
 export function loadTranscript(name: string, fallback: WireProtocol): Replay {
-  const file = resolveFile(name);
+  return load(resolveFile(name, transcriptsDir()), fallback);
+}
+
+/** Load one of the project's scripts, like a transcript. */
+export function loadScript(name: string, fallback: WireProtocol): Replay {
+  return load(resolveFile(name, scriptsDir()), fallback);
+}
+
+function load(file: string, fallback: WireProtocol): Replay {
   const hit = cache.get(file);
   if (hit) return hit;
   const text = readFileSync(file, 'utf8');
@@ -45,12 +52,12 @@ export function loadTranscript(name: string, fallback: WireProtocol): Replay {
   return replay;
 }
 
-function resolveFile(name: string): string {
-  const base = path.isAbsolute(name) ? name : path.join(transcriptsDir(), name);
+function resolveFile(name: string, dir: string): string {
+  const base = path.isAbsolute(name) ? name : path.join(dir, name);
   for (const candidate of [base, `${base}.sse`, `${base}.jsonl`, `${base}.json`]) {
     if (existsSync(candidate) && !candidate.endsWith('/')) return candidate;
   }
-  throw new Error(`fake-upstream: no transcript '${name}' under ${transcriptsDir()}`);
+  throw new Error(`fake-upstream: no file '${name}' under ${dir}`);
 }
 
 function protocolOf(file: string): WireProtocol | undefined {

@@ -5,6 +5,8 @@ import type { StreamEvent } from '../../ir/stream.js';
 import { encodeAll, testMeta, usage } from '../shared/fixtures.test-helper.js';
 import { validateOfficial, withoutSwitchyardExtensions } from '../shared/official-schemas.test-helper.js';
 import { initMessagesStream, messagesStream } from './encode-stream.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../../tools/reference.js';
+import { pathToFileURL } from 'node:url';
 
 // Pings carry nothing; one test below checks the one after message_start, the rest skip them.
 const runWithPings = (events: StreamEvent[]) => encodeAll(messagesStream, initMessagesStream(testMeta()), events);
@@ -176,8 +178,8 @@ describe('messages stream encoder', () => {
 });
 
 /** Recorded Anthropic streams -> IR (as a provider decoder would) -> our encoder: content events must match the wire. */
-describe('messages stream encoder against recorded Anthropic streams', () => {
-  const dir = new URL('../../../../shared/reference/transcripts/anthropic-messages/', import.meta.url);
+describe.skipIf(!REFERENCE_PRESENT)('messages stream encoder against recorded Anthropic streams', () => {
+  const dir = pathToFileURL(`${TRANSCRIPTS_DIR}/anthropic-messages/`);
   const events = (file: string) =>
     readFileSync(new URL(file, dir), 'utf8')
       .split('\n')

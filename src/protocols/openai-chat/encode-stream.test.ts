@@ -5,6 +5,8 @@ import type { StreamEvent } from '../../ir/stream.js';
 import { encodeAll, testMeta, usage } from '../shared/fixtures.test-helper.js';
 import { validateOfficial, withoutSwitchyardExtensions } from '../shared/official-schemas.test-helper.js';
 import { chatStream, initChatStream } from './encode-stream.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../../tools/reference.js';
+import { pathToFileURL } from 'node:url';
 
 const run = (events: StreamEvent[], includeUsage = false) => encodeAll(chatStream, initChatStream(testMeta({ includeUsage })), events);
 const head = (model = 'model-a') => ({ id: 'chatcmpl-req1', object: 'chat.completion.chunk', created: 1700000000, model });
@@ -147,8 +149,8 @@ describe('chat stream encoder', () => {
 });
 
 /** Recorded OpenAI chat streams -> IR (as a provider decoder would) -> our encoder: the deltas must match the wire. */
-describe('chat stream encoder against recorded OpenAI streams', () => {
-  const dir = new URL('../../../../shared/reference/transcripts/openai-chat/', import.meta.url);
+describe.skipIf(!REFERENCE_PRESENT)('chat stream encoder against recorded OpenAI streams', () => {
+  const dir = pathToFileURL(`${TRANSCRIPTS_DIR}/openai-chat/`);
   type Chunk = { choices: { delta: Record<string, any>; finish_reason: string | null }[]; usage?: Record<string, any> };
   const chunks = (file: string) =>
     readFileSync(new URL(file, dir), 'utf8')

@@ -1,15 +1,18 @@
 /** Test-only helpers shared by this folder's tests. */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Request, StreamEvent } from '../../ir/index.js';
 import { runTranslator } from '../../ir/index.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
 import { validateOfficial } from '../shared/official-schemas.test-helper.js';
 import { decodeRequest } from './decode-request.js';
 import { initStream, stream } from './encode-stream.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../../tools/reference.js';
 
-const T = new URL('../../../../shared/reference/transcripts/openai-responses/', import.meta.url);
-export const readTranscript = (name: string) => readFileSync(new URL(name, T), 'utf8');
-export const transcriptDir = T;
+/** The recorded Responses transcripts (reference folder; tests that read them skip without it). */
+export const transcriptDir = path.join(TRANSCRIPTS_DIR, 'openai-responses');
+export const readTranscript = (name: string) => readFileSync(path.join(transcriptDir, name), 'utf8');
+export { REFERENCE_PRESENT };
 
 /** The JSON payloads of a recorded `.sse` file. */
 export const sseEvents = (text: string): Array<Record<string, any>> =>

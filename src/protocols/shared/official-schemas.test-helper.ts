@@ -1,6 +1,8 @@
 /**
- * Test-only: validate values against the vendors' official OpenAPI schemas in
- * shared/reference beside the repository (OpenAI: openai-openapi.yaml, Anthropic: anthropic-openapi.json).
+ * Test-only: validate values against the vendors' official OpenAPI schemas in the reference folder
+ * (tools/reference.ts; OpenAI: openai-openapi.yaml, Anthropic: anthropic-openapi.json). Without that
+ * folder the official check is skipped (`validateOfficial` finds nothing) and the run says so at
+ * start (test/support/reference-setup.ts); the checks against our own contract still run.
  *
  * Both documents need light normalisation before a JSON Schema 2020-12 validator accepts them:
  * - OpenAI still writes 3.0-style `nullable: true` in places; it becomes a `null` alternative.
@@ -14,13 +16,13 @@
  * `withoutSwitchyardExtensions` before validating a value that carries them.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
+import { REFERENCE_DIR, REFERENCE_PRESENT } from '../../../tools/reference.js';
 
 export type Vendor = 'openai' | 'anthropic';
 
-const REFERENCE = fileURLToPath(new URL('../../../../shared/reference/', import.meta.url));
 const FILES: Record<Vendor, string> = {
   openai: 'openai-openapi.yaml',
   anthropic: 'anthropic-openapi.json',
@@ -30,8 +32,9 @@ let ajv: Ajv2020 | undefined;
 const loaded = new Set<Vendor>();
 const compiled = new Map<string, ValidateFunction>();
 
-/** Errors of `value` against `#/components/schemas/<schemaName>` of the vendor's spec ([] = valid). */
+/** Errors of `value` against `#/components/schemas/<schemaName>` of the vendor's spec ([] = valid, or no reference folder). */
 export function validateOfficial(vendor: Vendor, schemaName: string, value: unknown): string[] {
+  if (!REFERENCE_PRESENT) return [];
   const key = `${vendor}:${schemaName}`;
   let validate = compiled.get(key);
   if (!validate) {
@@ -61,7 +64,7 @@ export function withoutSwitchyardExtensions<T>(value: T): T | undefined {
 function load(vendor: Vendor): Ajv2020 {
   ajv ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
   if (!loaded.has(vendor)) {
-    const text = readFileSync(REFERENCE + FILES[vendor], 'utf8');
+    const text = readFileSync(path.join(REFERENCE_DIR, FILES[vendor]), 'utf8');
     const doc = (vendor === 'openai' ? parseYaml(text) : JSON.parse(text)) as { components: unknown };
     ajv.addSchema({ $id: vendor, components: normalise(doc.components) });
     loaded.add(vendor);
