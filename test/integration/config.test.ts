@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../../src/app/start-gateway.js';
 import { loadConfigFile } from '../../src/config/load-config.js';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
-import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeGateway, startTestGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-config-it-'));
 let started: FakeGateway | undefined;
@@ -107,4 +107,23 @@ describe('the shipped test catalog', () => {
     expect(c.providers.get('fake-anthropic')).toMatchObject({ type: 'anthropic', baseUrl: 'http://127.0.0.1:9100' });
     expect(readFileSync(file, 'utf8')).toContain('fake-upstream');
   });
+
+  it('every model of config/fake-upstream.yaml answers, from the clone alone (the fake on another port)', async () => {
+    const text = readFileSync(path.resolve(import.meta.dirname, '../../config/fake-upstream.yaml'), 'utf8');
+    const file = path.join(dir, 'fake-upstream.yaml');
+    writeFileSync(file, text.replaceAll('http://127.0.0.1:9100', fake.url));
+    const shipped = await startTestGateway({ configPath: file });
+    try {
+      const ids = [...shipped.gateway.catalog.models.keys()];
+      expect(ids.length).toBeGreaterThanOrEqual(5);
+      const client = new OpenAI({ baseURL: `${shipped.url}/v1`, apiKey: shipped.key, maxRetries: 0 });
+      for (const model of ids) {
+        const r = await client.chat.completions.create({ model, max_tokens: 1000, messages: [{ role: 'user', content: 'Hi' }] });
+        const message = r.choices[0].message;
+        expect(message.content || message.tool_calls?.length, model).toBeTruthy();
+      }
+    } finally {
+      await shipped.close();
+    }
+  }, 120_000);
 });
