@@ -343,11 +343,8 @@ export interface components {
         };
         /** @description Body of POST /admin/accounts/{account_id}/credits. Negative amounts correct mistakes; zero is rejected. */
         AddCreditsRequest: {
-            /**
-             * Format: int64
-             * @description Nanodollars; non-zero.
-             */
-            amount: number;
+            /** @description Nanodollars; non-zero, and a balance stays within 2^53 - 1 (exact in every JSON reader). */
+            amount: components["schemas"]["CreditAmount"];
             reason: components["schemas"]["LedgerText"];
         } & {
             [key: string]: unknown;
@@ -417,6 +414,19 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
         };
+        /** @description A content block of an assistant turn. Other block types (server tool and container blocks) are refused with a 400 naming the block. */
+        AssistantContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlock"];
+        /** @description An assistant turn. */
+        AssistantMessageParam: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            role: "assistant";
+            content: string | components["schemas"]["AssistantContentBlockParam"][];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description One model tried while serving a request. */
         Attempt: {
             model: string;
@@ -448,16 +458,6 @@ export interface components {
             type: "base64";
             media_type: string | ("image/jpeg" | "image/png" | "image/gif" | "image/webp");
             data: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        BashCodeExecutionToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "bash_code_execution_tool_result";
         } & {
             [key: string]: unknown;
         };
@@ -688,7 +688,7 @@ export interface components {
         };
         /** @description A callable function. */
         ChatFunctionDefinition: {
-            name: string;
+            name: components["schemas"]["ToolName"];
             description?: string;
             /** @description JSON Schema of the arguments object. */
             parameters?: {
@@ -841,26 +841,6 @@ export interface components {
             citation: {
                 [key: string]: unknown;
             };
-        };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        CodeExecutionToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "code_execution_tool_result";
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        ContainerUploadBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "container_upload";
-        } & {
-            [key: string]: unknown;
         };
         ContentBlockDelta: components["schemas"]["TextDelta"] | components["schemas"]["ThinkingDelta"] | components["schemas"]["SignatureDelta"] | components["schemas"]["InputJsonDelta"] | components["schemas"]["CitationsDelta"];
         /** @description A fragment of content block `index`. */
@@ -1026,16 +1006,26 @@ export interface components {
             tpm_limit: number | null;
             allowed_models: string[] | null;
         };
-        /** @description Document block (PDF, plain text or custom content); the source is passed through. */
+        /** @description A credit amount: never zero. */
+        CreditAmount: components["schemas"]["CreditTopUp"] | components["schemas"]["CreditCorrection"];
+        /**
+         * Format: int64
+         * @description A correction: -1 to -(2^53 - 1) nanodollars.
+         */
+        CreditCorrection: number;
+        /**
+         * Format: int64
+         * @description A top-up: 1 to 2^53 - 1 nanodollars.
+         */
+        CreditTopUp: number;
+        /** @description Document block. Only plain-text documents are accepted (PDF and custom content are refused); the text reaches any model, and an Anthropic model gets the block back whole. */
         DocumentBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "document";
-            source: {
-                [key: string]: unknown;
-            };
+            source: components["schemas"]["PlainTextSource"];
         } & {
             [key: string]: unknown;
         };
@@ -1060,10 +1050,12 @@ export interface components {
             reason: string;
         };
         /** @description A fallback candidate: a catalog model id or `{model}`. */
-        FallbackEntry: string | components["schemas"]["FallbackModelRef"];
+        FallbackEntry: components["schemas"]["FallbackModelId"] | components["schemas"]["FallbackModelRef"];
+        /** @description A catalog model id or alias named as a fallback; never empty. */
+        FallbackModelId: string;
         /** @description A fallback candidate given as an object. */
         FallbackModelRef: {
-            model: string;
+            model: components["schemas"]["FallbackModelId"];
         } & {
             [key: string]: unknown;
         };
@@ -1078,17 +1070,6 @@ export interface components {
          *     `"default"` uses the catalog's chain; an array lists candidates in order; `[]` disables fallbacks.
          */
         Fallbacks: "default" | components["schemas"]["FallbackEntry"][];
-        /** @description Image uploaded through the Files API. */
-        FileImageSource: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "file";
-            file_id: string;
-        } & {
-            [key: string]: unknown;
-        };
         /** @description Image block. */
         ImageBlock: {
             /**
@@ -1100,7 +1081,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ImageSource: components["schemas"]["Base64ImageSource"] | components["schemas"]["UrlImageSource"] | components["schemas"]["FileImageSource"];
+        /** @description Where an image comes from. Files API images (`file`) are refused: the gateway has no Files API. */
+        ImageSource: components["schemas"]["Base64ImageSource"] | components["schemas"]["UrlImageSource"];
         InputJsonDelta: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1153,26 +1135,6 @@ export interface components {
         };
         /** @description Text the ledger stores: PostgreSQL text cannot hold the NUL character, so it is refused here with a 400. */
         LedgerText: string;
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        McpToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "mcp_tool_result";
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        McpToolUseBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "mcp_tool_use";
-        } & {
-            [key: string]: unknown;
-        };
         /** @description Non-streaming messages response. */
         Message: {
             id: string;
@@ -1192,13 +1154,11 @@ export interface components {
         };
         /** @description A content block of a response. */
         MessageContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["FallbackBlock"];
-        /** @description A content block in a request turn. Unknown block types are rejected, as Anthropic does. */
-        MessageContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"] | components["schemas"]["DocumentBlock"] | components["schemas"]["SearchResultBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["WebSearchToolResultBlock"] | components["schemas"]["WebFetchToolResultBlock"] | components["schemas"]["CodeExecutionToolResultBlock"] | components["schemas"]["BashCodeExecutionToolResultBlock"] | components["schemas"]["TextEditorCodeExecutionToolResultBlock"] | components["schemas"]["ToolSearchToolResultBlock"] | components["schemas"]["McpToolUseBlock"] | components["schemas"]["McpToolResultBlock"] | components["schemas"]["ContainerUploadBlock"];
         /** @description A client-side tool (`type` absent or `custom`). */
         MessageCustomTool: {
             /** @enum {string} */
             type?: "custom";
-            name: string;
+            name: components["schemas"]["ToolName"];
             description?: string;
             /** @description JSON Schema of the tool input. */
             input_schema: {
@@ -1242,14 +1202,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description One user or assistant turn. A `system` turn is accepted too (real clients send one): the gateway moves its text to the system prompt, in order. */
-        MessageParam: {
-            /** @enum {string} */
-            role: "user" | "assistant" | "system";
-            content: string | components["schemas"]["MessageContentBlockParam"][];
-        } & {
-            [key: string]: unknown;
-        };
+        /** @description One turn of the conversation. */
+        MessageParam: components["schemas"]["UserMessageParam"] | components["schemas"]["AssistantMessageParam"] | components["schemas"]["SystemMessageParam"];
         /** @description An Anthropic server tool (web_search_20250305, bash_20250124, ...), passed through. */
         MessageServerTool: {
             type: string;
@@ -1381,6 +1335,16 @@ export interface components {
              * @enum {string}
              */
             type: "ping";
+        };
+        /** @description A plain-text document source. */
+        PlainTextSource: {
+            /** @enum {string} */
+            type: "text";
+            /** @enum {string} */
+            media_type?: "text/plain";
+            data: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @description Reasoning effort. `thinking_effort` is an alias.
@@ -1592,7 +1556,7 @@ export interface components {
         ResponseFunctionTool: {
             /** @enum {string} */
             type: "function";
-            name: string;
+            name: components["schemas"]["ToolName"];
             description?: string | null;
             parameters?: {
                 [key: string]: unknown;
@@ -2027,31 +1991,11 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
-        /** @description Search result block; passed through. */
-        SearchResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "search_result";
-        } & {
-            [key: string]: unknown;
-        };
         /**
          * @description Variant of the model that served the request.
          * @enum {string}
          */
         ServedVariant: "standard" | "fast";
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        ServerToolUseBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "server_tool_use";
-        } & {
-            [key: string]: unknown;
-        };
         SignatureDelta: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2085,6 +2029,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A system turn (real clients send one): the gateway moves its text to the system prompt, in order. */
+        SystemMessageParam: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            role: "system";
+            content: string | components["schemas"]["TextBlock"][];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Text block. */
         TextBlock: {
             /**
@@ -2105,16 +2060,6 @@ export interface components {
             type: "text_delta";
             text: string;
         };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        TextEditorCodeExecutionToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "text_editor_code_execution_tool_result";
-        } & {
-            [key: string]: unknown;
-        };
         /** @description The model decides how much to reason. */
         ThinkingAdaptive: {
             /**
@@ -2134,6 +2079,18 @@ export interface components {
             type: "thinking";
             thinking: string;
             signature: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Reasoning given back in an assistant turn. Signed (from an Anthropic model) it is passed back byte for byte; unsigned it is plain reasoning text. */
+        ThinkingBlockParam: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking";
+            thinking: string;
+            signature?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2176,6 +2133,8 @@ export interface components {
          * @description Tokens (input and output) a key may use per minute, refilling continuously. A request is admitted while the bucket is not empty and takes its input tokens at once, the rest when its usage is known. Above it, 429 with `retry-after`.
          */
         TokensPerMinute: number;
+        /** @description A function tool's name: Anthropic's rule (OpenAI's is the same characters, up to 64). Every protocol refuses other names. */
+        ToolName: string;
         /** @description The result of a tool call, sent in a user turn. */
         ToolResultBlock: {
             /**
@@ -2189,18 +2148,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Content of a tool result given as blocks. */
-        ToolResultContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"] | components["schemas"]["DocumentBlock"] | components["schemas"]["SearchResultBlock"];
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        ToolSearchToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tool_search_tool_result";
-        } & {
-            [key: string]: unknown;
-        };
+        /** @description Content of a tool result given as blocks: text and images. */
+        ToolResultContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"];
         /** @description A tool call by the assistant. */
         ToolUseBlock: {
             /**
@@ -2276,23 +2225,16 @@ export interface components {
             session: string | null;
             created_at: string;
         };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        WebFetchToolResultBlock: {
+        /** @description A content block of a user turn. Other block types (search results, server tool and container blocks) are refused with a 400 naming the block. */
+        UserContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"] | components["schemas"]["DocumentBlock"] | components["schemas"]["ToolResultBlock"];
+        /** @description A user turn. */
+        UserMessageParam: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "web_fetch_tool_result";
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description A block of an Anthropic server tool or container feature; opaque to the gateway. */
-        WebSearchToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "web_search_tool_result";
+            role: "user";
+            content: string | components["schemas"]["UserContentBlockParam"][];
         } & {
             [key: string]: unknown;
         };

@@ -108,6 +108,8 @@ export function schemaError(errors: ErrorObject[]): GatewayError {
   const e = ranked[0];
   let path = e.instancePath.replace(/^\/(requestBody|header|query|path)/, '');
   if (e.keyword === 'required') path += `/${(e.params as any).missingProperty}`;
+  // A discriminated union's tag outside its mapping: name the tag, not the whole object.
+  if (e.keyword === 'discriminator') path += `/${(e.params as any).tag}`;
   if (e.keyword === 'additionalProperties') path += `/${(e.params as any).additionalProperty}`;
   const param = pointerToParam(path);
   const where = param || 'body';
@@ -115,9 +117,26 @@ export function schemaError(errors: ErrorObject[]): GatewayError {
   if (e.keyword === 'required') message = `${where}: is required`;
   // A closed object (`...Record<never>` in TypeSpec) refuses other fields with `not: {}`.
   if (e.keyword === 'not' && e.schemaPath.endsWith('/additionalProperties/not')) message = `${where}: is not a field of this request`;
+  const alternatives = branchMessages(errors, e);
+  if (alternatives.length > 1) message = `${where}: ${alternatives.join(' or ')}`;
+  if (e.keyword === 'discriminator') {
+    const tagValue = (e.params as any).tagValue;
+    message = tagValue === undefined ? `${where}: is required` : `${where}: ${JSON.stringify(tagValue)} is not accepted here`;
+  }
   if (e.keyword === 'enum') message += ` (${((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`;
   if (e.instancePath === '/requestBody' && e.keyword === 'type') message = 'the request body must be a JSON object';
   return new GatewayError('invalid_request', message, { param: param || undefined });
+}
+
+/**
+ * When the value itself (not something inside it) fails every branch of an anyOf, each branch's
+ * complaint is one way to be right: `amount: must be >= 1 or must be <= -1`, not only the first.
+ */
+function branchMessages(errors: ErrorObject[], chosen: ErrorObject): string[] {
+  const alternation = errors.some((x) => x.keyword === 'anyOf' && x.instancePath === chosen.instancePath);
+  if (!alternation || chosen.keyword === 'required' || chosen.keyword === 'not') return [];
+  const here = errors.filter((x) => x.instancePath === chosen.instancePath && x.keyword !== 'anyOf' && x.keyword !== 'oneOf');
+  return [...new Set(here.map((x) => x.message ?? 'is invalid'))];
 }
 
 function score(e: ErrorObject): number {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { schemaErrors } from '../support/stream-checks.js';
 import { fuzzCatalog } from './fuzz-gateway.js';
 
 let fake: FakeUpstream;
@@ -99,5 +100,61 @@ describe('contract-fuzz regressions', () => {
     const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: json(), body: '{"model":"local-haiku","input":[{"type":"item_reference","id":"Ā\\r\\nx"}],"max_output_tokens":1}' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-switchyard-warnings')).toContain('%C4%80');
+  });
+
+  describe('the document and the server refuse the same requests (Schemathesis findings, issue 22)', () => {
+    const msgHeaders = () => ({ 'x-api-key': gw.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
+    const admin = () => ({ authorization: `Bearer ${gw.adminKey}`, 'content-type': 'application/json' });
+    const message = (over: Record<string, unknown>) => ({ model: 'local-haiku', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }], ...over });
+    const user = (...content: unknown[]) => message({ messages: [{ role: 'user', content }] });
+    const assistant = (...content: unknown[]) => message({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content }] });
+    const cases: Array<[string, string, string, () => Record<string, string>, Record<string, unknown>, string]> = [
+      ['a search_result block', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'search_result', source: 's', title: 't', content: [] }), 'messages.0.content.0'],
+      ['a PDF document', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }), 'messages.0.content.0.source'],
+      ['a Files API image', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'image', source: { type: 'file', file_id: 'file_1' } }), 'messages.0.content.0.source'],
+      ['a document in a tool result', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'text', data: 'x' } }] }), 'messages.0.content.0.content.0'],
+      ['a tool_use block in a user turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'tool_use', id: 't', name: 'f', input: {} }), 'messages.0.content.0'],
+      ['a server_tool_use block', '/v1/messages', 'CreateMessageRequest', msgHeaders, assistant({ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }), 'messages.1.content.0'],
+      ['an image block in an assistant turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, assistant({ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }), 'messages.1.content.0'],
+      ['an image in a system turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ messages: [{ role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }, { role: 'user', content: 'hi' }] }), 'messages.0.content.0'],
+      ['a system block without text', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ system: [{ type: 'text' }] }), 'system.0.text'],
+      ['a tool name with a space', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ tools: [{ name: 'get weather', input_schema: {} }] }), 'tools.0.name'],
+      ['a chat function name of 129 characters', '/v1/chat/completions', 'ChatCompletionRequest', json, { model: 'local-haiku', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f'.repeat(129) } }] }, 'tools.0.function.name'],
+      ['a Responses function named ""', '/v1/responses', 'CreateResponseRequest', json, { model: 'local-haiku', input: 'hi', tools: [{ type: 'function', name: '' }] }, 'tools.0.name'],
+      ['an empty fallback id', '/v1/chat/completions', 'ChatCompletionRequest', json, { model: 'local-haiku', messages: [{ role: 'user', content: 'hi' }], fallbacks: [''] }, 'fallbacks.0'],
+      ['an empty fallback {model}', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ fallbacks: [{ model: '' }] }), 'fallbacks.0'],
+      ['a Responses request without input', '/v1/responses', 'CreateResponseRequest', json, { model: 'local-haiku' }, 'input'],
+      ['an opening balance above 2^53 - 1', '/admin/accounts', 'CreateAccountRequest', admin, { name: 'a', balance: 2 ** 53 }, 'balance'],
+      ['a credit of zero', `/admin/accounts/{account}/credits`, 'AddCreditsRequest', admin, { amount: 0, reason: 'x' }, 'amount'],
+      ['a credit above 2^53 - 1', `/admin/accounts/{account}/credits`, 'AddCreditsRequest', admin, { amount: 2 ** 53, reason: 'x' }, 'amount'],
+      ['a correction below -(2^53 - 1)', `/admin/accounts/{account}/credits`, 'AddCreditsRequest', admin, { amount: -(2 ** 53), reason: 'x' }, 'amount'],
+    ];
+    it.each(cases)('%s: refused by the document and by the server (400 naming it)', async (_name, path, schema, headers, body, param) => {
+      expect(await schemaErrors(schema, body), 'the document should refuse it').not.toEqual([]);
+      const res = await send('POST', path.replace('{account}', gw.accountId), headers(), JSON.stringify(body));
+      expect(res.status, JSON.stringify(res.json)).toBe(400);
+      const error = res.json.error;
+      expect(error.type).toBe('invalid_request_error');
+      if (res.json.type !== 'error') expect(String(error.param).replace(/\[(\d+)\]/g, '.$1')).toBe(param);
+      else expect(error.message).toContain(param.replace(/\.(\d+)/g, '[$1]').replace(/^([^[]*)\[/, '$1['));
+    });
+
+    it('what the document accepts in each block union, the server accepts', async () => {
+      const accepted = [
+        user({ type: 'text', text: 'a' }, { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' } }),
+        message({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'ok' }, { type: 'tool_use', id: 't1', name: 'f', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'r' }] }] }], tools: [{ name: 'f', input_schema: { type: 'object' } }] }),
+        message({ messages: [{ role: 'system', content: [{ type: 'text', text: 'be brief' }] }, { role: 'user', content: 'hi' }], system: [{ type: 'text', text: 's' }] }),
+      ];
+      for (const body of accepted) {
+        expect(await schemaErrors('CreateMessageRequest', body)).toEqual([]);
+        const res = await send('POST', '/v1/messages', msgHeaders(), JSON.stringify(body));
+        expect(res.status, JSON.stringify(res.json)).toBe(200);
+      }
+    });
+
+    it('a zero credit names both ways to be right', async () => {
+      const res = await send('POST', `/admin/accounts/${gw.accountId}/credits`, admin(), '{"amount":0,"reason":"x"}');
+      expect(res.json.error.message).toBe('amount: must be >= 1 or must be <= -1');
+    });
   });
 });
