@@ -3,15 +3,18 @@
  *
  *   switchyard serve [--demo]                      start the gateway (HOST, PORT, SWITCHYARD_CONFIG, ...)
  *   switchyard accounts create <name> [--balance N]
- *   switchyard accounts list
- *   switchyard accounts list
-  switchyard accounts show <account_id>
+ *   switchyard accounts list [--limit N] [--before <account_id>]
+ *   switchyard accounts show <account_id>
  *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N] [--models a,b]
  *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
  *   switchyard credit <account_id> <amount> --reason <text>
  *   switchyard balance <account_id>
+ *   switchyard ledger <account_id> [--limit N] [--before <entry id>]
+ *   switchyard usage <account_id> [--limit N] [--before <request_id>] [--end-user U] [--session S]
+ *
+ * Admin commands print what the admin API answers (the same JSON shapes) on stdout.
  */
 import { parseArgs } from 'node:util';
 
@@ -28,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       rpm: { type: 'string' },
       tpm: { type: 'string' },
       models: { type: 'string' },
+      limit: { type: 'string' },
+      before: { type: 'string' },
+      'end-user': { type: 'string' },
+      session: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -42,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     await serve({ demo: values.demo ?? false });
     return -1; // keeps running
   }
+  // A data directory a running gateway holds is refused before the database modules load.
+  const { pgliteDirFromEnv, refuseDataDirInUse } = await import('./ledger/data-dir.js');
+  const dataDir = pgliteDirFromEnv();
+  if (dataDir) await refuseDataDirInUse(dataDir);
   const { runAdminCommand } = await import('./app/admin-cli.js');
   return runAdminCommand(command, rest, values);
 }
@@ -50,7 +61,7 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
 
   switchyard serve [--demo]
   switchyard accounts create <name> [--balance <nanodollars>]
-  switchyard accounts list
+  switchyard accounts list [--limit <n>] [--before <account_id>]
   switchyard accounts show <account_id>
   switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>] [--models <id,id>]
   switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none] [--models <id,id>|all]
@@ -58,6 +69,13 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
   switchyard keys list [--account <account_id>]
   switchyard credit <account_id> <amount> --reason <text>
   switchyard balance <account_id>
+  switchyard ledger <account_id> [--limit <n>] [--before <entry id>]    journal entries, newest first
+  switchyard usage <account_id> [--limit <n>] [--before <request_id>] [--end-user <id>] [--session <id>]
+                                                                        usage records, newest first
+
+Admin commands print the admin API's JSON (snake_case, amounts as numbers of nanodollars); lists
+come a page at a time (100 by default, at most 1000): pass last_id as --before for the next page.
+--models is checked against the catalog the gateway would load (SWITCHYARD_CONFIG), named on stderr.
 
 Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; built-in local models
 when unset), DATABASE_URL (PostgreSQL; embedded PGlite in SWITCHYARD_DATA_DIR, default ./data, when

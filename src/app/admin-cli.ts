@@ -1,53 +1,74 @@
-import { defaultCatalog } from '../config/default-catalog.js';
-import { loadConfigFile } from '../config/load-config.js';
+import { catalogSource, loadCatalog } from '../config/default-catalog.js';
+import { accountBody, accountsPage, balanceBody, journalBody, journalCursor, ledgerPage, PAGE_LIMIT, usagePage } from '../handlers/accounts.js';
+import { keyBody } from '../handlers/keys.js';
 import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeySettings, type Ledger } from '../ledger/index.js';
 import { catalogModelIds } from '../routing/index.js';
 
-type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string };
+type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string; limit?: string; before?: string; 'end-user'?: string; session?: string };
 
-/** The admin CLI: the same ledger code the admin API uses, straight on the database. */
+/**
+ * The admin CLI: the same ledger code the admin API uses, straight on the database, and the same
+ * JSON shapes (the admin handlers' serializers: snake_case, amounts as numbers).
+ */
 export async function runAdminCommand(command: string, args: string[], flags: Flags): Promise<number> {
+  // Checked before the database opens: a typo costs no start-up, and the catalog note comes first.
+  const settings = command === 'keys' && (args[0] === 'create' || args[0] === 'update') ? keySettings(flags) : undefined;
   const ledger = await openLedger(ledgerOptionsFromEnv());
   try {
-    const out = await dispatch(ledger, [command, ...args], flags);
-    process.stdout.write(`${JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+    const out = await dispatch(ledger, [command, ...args], flags, settings);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } finally {
     await ledger.close();
   }
 }
 
-async function dispatch(ledger: Ledger, words: string[], flags: Flags): Promise<unknown> {
+async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings: KeySettings | undefined): Promise<unknown> {
   const [a, b, c, d] = words;
   const need = (v: string | undefined, what: string) => {
     if (!v) throw new Error(`missing ${what} (see switchyard --help)`);
     return v;
   };
+  const account = async (id: string) => (await ledger.getAccount(id)) ?? fail(`no account ${id}`);
   switch (`${a} ${b ?? ''}`.trim()) {
     case 'accounts create':
-      return ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false));
+      return accountBody(await ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false)));
     case 'accounts list':
-      return ledger.listAccounts(1000);
+      return accountsPage(ledger, pageLimit(flags.limit), flags.before);
     case 'accounts show':
-      return (await ledger.getAccount(need(c, '<account_id>'))) ?? fail(`no account ${c}`);
-    case 'keys create':
-      return ledger.createKey(need(c, '<account_id>'), keySettings(flags));
+      return accountBody(await account(need(c, '<account_id>')));
+    case 'keys create': {
+      const { key, record } = await ledger.createKey(need(c, '<account_id>'), settings!);
+      return { ...keyBody(record), key };
+    }
     case 'keys update':
-      return (await ledger.updateKey(need(c, '<key_id>'), keySettings(flags))) ?? fail(`no key ${c}`);
+      return keyBody((await ledger.updateKey(need(c, '<key_id>'), settings!)) ?? fail(`no key ${c}`));
     case 'keys revoke':
-      return (await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`);
+      return keyBody((await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`));
     case 'keys list':
-      return ledger.listKeys(flags.account);
+      return { data: (await ledger.listKeys(flags.account)).map(keyBody) };
     default:
   }
-  if (a === 'credit') {
-    return ledger.credit(need(b, '<account_id>'), money(need(c, '<amount>'), '<amount>', true), need(flags.reason ?? d, '--reason'));
+  switch (a) {
+    case 'credit': {
+      const id = need(b, '<account_id>');
+      const entry = await ledger.credit(id, money(need(c, '<amount>'), '<amount>', true), need(flags.reason ?? d, '--reason'));
+      return { entry: journalBody(entry), account: accountBody(await account(id)) };
+    }
+    case 'balance':
+      return balanceBody(await account(need(b, '<account_id>')));
+    case 'ledger': {
+      const id = (await account(need(b, '<account_id>'))).id;
+      return ledgerPage(ledger, id, pageLimit(flags.limit), flags.before === undefined ? undefined : cursor(flags.before));
+    }
+    case 'usage': {
+      const id = (await account(need(b, '<account_id>'))).id;
+      const filter = { ...(flags['end-user'] !== undefined ? { endUser: flags['end-user'] } : {}), ...(flags.session !== undefined ? { session: flags.session } : {}) };
+      return usagePage(ledger, id, pageLimit(flags.limit), flags.before, filter);
+    }
+    default:
+      throw new Error(`unknown command "${words.join(' ')}" (see switchyard --help)`);
   }
-  if (a === 'balance') {
-    const acct = (await ledger.getAccount(need(b, '<account_id>'))) ?? fail(`no account ${b}`);
-    return { account_id: acct.id, balance: acct.balance, held: acct.held, available: acct.available, unit: MONEY_UNIT };
-  }
-  throw new Error(`unknown command "${words.join(' ')}" (see switchyard --help)`);
 }
 
 /**
@@ -62,25 +83,48 @@ function money(text: string, what: string, negativeAllowed: boolean): bigint {
   return v;
 }
 
+/** `--limit` as the admin API's `limit`: rows per page. */
+function pageLimit(text: string | undefined): number {
+  if (text === undefined) return PAGE_LIMIT.default;
+  const v = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(v >= 1 && v <= PAGE_LIMIT.max)) throw new Error(`--limit must be a whole number from 1 to ${PAGE_LIMIT.max}, got ${JSON.stringify(text)}`);
+  return v;
+}
+
+/** `--before` of the journal: the API's check, in the CLI's words. */
+function cursor(text: string): bigint {
+  try {
+    return journalCursor(text);
+  } catch (e) {
+    throw new Error(`--${(e as Error).message.replace(/^before_id/, 'before')}`);
+  }
+}
+
 function keySettings(flags: Flags): KeySettings {
   return { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm'), allowedModels: models(flags.models) };
 }
 
 /**
- * `--models a,b` as the admin API takes it: models of the configured catalog (SWITCHYARD_CONFIG,
- * else the built-in one), aliases stored as their model; `all` for every model.
+ * `--models a,b` as the admin API takes it: models of the catalog the gateway would load
+ * (SWITCHYARD_CONFIG, else the built-in one), aliases stored as their model; `all` for every
+ * model. Which catalog that was goes to stderr: a name missing from the wrong catalog would
+ * otherwise read as a typo.
  */
 function models(text: string | undefined): string[] | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'all') return null;
-  const catalog = process.env.SWITCHYARD_CONFIG ? loadConfigFile(process.env.SWITCHYARD_CONFIG) : defaultCatalog();
   const names = text.split(',').map((id) => id.trim()).filter(Boolean);
   if (names.length === 0) throw new Error('--models needs at least one model, or all');
+  const configPath = process.env.SWITCHYARD_CONFIG || undefined;
+  const source = catalogSource(configPath);
+  let ids: string[];
   try {
-    return catalogModelIds(catalog, names, '--models');
+    ids = catalogModelIds(loadCatalog(configPath, { providerKeys: 'optional' }), names, '--models');
   } catch (e) {
-    throw new Error(`--models: ${(e as Error).message}`);
+    throw new Error(`--models: ${(e as Error).message} (checked against ${source})`);
   }
+  process.stderr.write(`switchyard: --models checked against ${source}\n`);
+  return ids;
 }
 
 /** A per-minute limit as the admin API takes it (1 to 2^31 - 1), `none` for no limit, absent to leave it. */

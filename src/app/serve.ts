@@ -1,5 +1,7 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startGateway, type Gateway } from './start-gateway.js';
-import { ledgerOptionsFromEnv, MONEY_UNIT } from '../ledger/index.js';
+import { dataDirFromEnv, ledgerOptionsFromEnv, MONEY_UNIT, type Ledger } from '../ledger/index.js';
 
 /** Demo balance: $10 in nanodollars. */
 const DEMO_BALANCE = 10_000_000_000n;
@@ -66,13 +68,12 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
   return gateway;
 }
 
-/** Reuses the demo account (found by its key named "demo") or creates it, then mints a new key. */
+/** Reuses the demo account (found by its key named "demo") and its key, or creates them. */
 async function printDemo(gateway: Gateway): Promise<void> {
   const { ledger, url } = gateway;
-  const existing = (await ledger.listKeys()).find((k) => k.name === 'demo');
-  const account = existing ? await ledger.getAccount(existing.accountId) : await ledger.createAccount('demo', DEMO_BALANCE);
+  const { key, accountId } = await demoKey(ledger, join(dataDirFromEnv(), 'demo-key'));
+  const account = await ledger.getAccount(accountId);
   if (!account) throw new Error('the demo account is missing');
-  const { key } = await ledger.createKey(account.id, { name: 'demo' });
   const model = gateway.catalog.models.has('local-sonnet') ? 'local-sonnet' : [...gateway.catalog.models.keys()][0];
   process.stdout.write(`
 Switchyard is ready.
@@ -93,4 +94,22 @@ Try it:
     -d '{"model":"${model}","max_tokens":256,"messages":[{"role":"user","content":"Hello, Switchyard!"}]}'
 
 `);
+}
+
+/**
+ * The demo key: a key is stored only as its hash, so the one printed last time is kept in the
+ * data directory (readable by its owner only) and printed again while the ledger still accepts
+ * it. Otherwise (first start, another database, revoked) a new one is minted for the demo account.
+ */
+async function demoKey(ledger: Ledger, file: string): Promise<{ key: string; accountId: string }> {
+  const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
+  const auth = saved ? await ledger.authenticate(saved) : undefined;
+  if (auth) return { key: saved, accountId: auth.accountId };
+  const existing = (await ledger.listKeys()).find((k) => k.name === 'demo');
+  const account = existing ? await ledger.getAccount(existing.accountId) : await ledger.createAccount('demo', DEMO_BALANCE);
+  if (!account) throw new Error('the demo account is missing');
+  const { key } = await ledger.createKey(account.id, { name: 'demo' });
+  await mkdir(join(file, '..'), { recursive: true });
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return { key, accountId: account.id };
 }

@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { defaultCatalog } from '../config/default-catalog.js';
-import { loadConfigFile } from '../config/load-config.js';
+import { loadCatalog } from '../config/default-catalog.js';
 import { createApp } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
@@ -74,7 +73,7 @@ const UNWIND_MS = 5_000;
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const log = pino({ level: opts.logLevel ?? process.env.LOG_LEVEL ?? 'info' });
-  const catalog = opts.catalog ?? (opts.configPath ? loadConfigFile(opts.configPath) : defaultCatalog());
+  const catalog = opts.catalog ?? loadCatalog(opts.configPath);
   const ownsLedger = !opts.ledger;
   const ledger = opts.ledger ?? (await openLedger({
       databaseUrl: opts.databaseUrl,
@@ -112,7 +111,21 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
+  // What the gateway holds besides the server; a failed listen gives it back too.
+  const release = async () => {
+    stopReaper();
+    stopAnnouncing();
+    await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
+    // Waits for every submitted settle before closing the connections.
+    if (ownsLedger) await ledger.close();
+    else await ledger.settled();
+  };
+  try {
+    await listen(server, opts.port ?? 8080, opts.host ?? '127.0.0.1');
+  } catch (e) {
+    await release();
+    throw e;
+  }
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   let closing: Promise<void> | undefined;
@@ -132,11 +145,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     await closed;
     // Requests cut with their connection unwind now; each submits its settle as it does.
     await lifecycle.idle(UNWIND_MS);
-    stopAnnouncing();
-    await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
-    // Waits for every submitted settle before closing the connections.
-    if (ownsLedger) await ledger.close();
-    else await ledger.settled();
+    await release();
   };
   return {
     url: `http://${host}:${port}`,
@@ -147,4 +156,22 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     lifecycle,
     close: (graceMs = 0) => (closing ??= drainAndClose(graceMs)),
   };
+}
+
+/** Listening, or an error that says which address and what to do (a busy port is an operator's everyday mistake, not a crash). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (err: NodeJS.ErrnoException) => {
+      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      if (err.code === 'EADDRINUSE') reject(new Error(`cannot listen on ${where}: the port is in use by another process (set PORT to a free one)`));
+      else if (err.code === 'EACCES') reject(new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set PORT)`));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`cannot listen on ${where}: no such address on this machine (set HOST)`));
+      else reject(new Error(`cannot listen on ${where}: ${err.message}`));
+    };
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
 }

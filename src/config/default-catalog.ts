@@ -1,4 +1,5 @@
 import { defaultLocalCatalog } from './local-models.js';
+import { loadConfigFile, type LoadOptions } from './load-config.js';
 import type { ProviderConfig } from '../providers/types.js';
 import type { Catalog, ModelEntry } from '../routing/catalog.js';
 
@@ -20,4 +21,14 @@ export function defaultCatalog(): Catalog {
     for (const alias of def.aliases) aliases.set(alias, def.id);
   }
   return { providers: new Map([[LOCAL_PROVIDER.id, LOCAL_PROVIDER]]), models, aliases };
+}
+
+/** The catalog the gateway serves: the config file when one is given (SWITCHYARD_CONFIG), else the built-in one. */
+export function loadCatalog(configPath: string | undefined, opts: LoadOptions = {}): Catalog {
+  return configPath ? loadConfigFile(configPath, process.env, opts) : defaultCatalog();
+}
+
+/** Which catalog `loadCatalog` reads, in words for messages. */
+export function catalogSource(configPath: string | undefined): string {
+  return configPath ? `the catalog in ${configPath} (SWITCHYARD_CONFIG)` : 'the built-in local catalog (SWITCHYARD_CONFIG is not set)';
 }

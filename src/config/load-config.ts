@@ -23,7 +23,15 @@ type Raw = Record<string, any>;
 
 const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema);
 
-export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Catalog {
+export interface LoadOptions {
+  /**
+   * `optional` leaves a provider whose api_key_env is unset without a key, for a catalog read
+   * only for its model names (the admin CLI); the gateway needs them.
+   */
+  providerKeys?: 'required' | 'optional';
+}
+
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, opts: LoadOptions = {}): Catalog {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -36,11 +44,11 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   } catch (e) {
     throw new ConfigError(`config ${path} is not valid YAML: ${(e as Error).message}`);
   }
-  return buildCatalog(raw, env, path);
+  return buildCatalog(raw, env, path, opts);
 }
 
 /** Validates a parsed config document and turns it into a catalog. */
-export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'config'): Catalog {
+export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'config', opts: LoadOptions = {}): Catalog {
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => `${describePath(raw, e.instancePath)} ${e.message}${detailOf(e)}`);
     throw new ConfigError(`${source} is invalid:\n  ${problems.join('\n  ')}`);
@@ -48,7 +56,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
   const doc = raw as Raw;
   const providers = new Map<string, ProviderConfig>();
   for (const [id, p] of Object.entries(doc.providers as Record<string, Raw>)) {
-    providers.set(id, buildProvider(id, p, env, source));
+    providers.set(id, buildProvider(id, p, env, source, opts));
   }
   const models = new Map<string, ModelEntry>();
   for (const [i, m] of (doc.models as Raw[]).entries()) {
@@ -87,12 +95,12 @@ function buildPatterns(models: Map<string, ModelEntry>, source: string): ModelPa
   return out.sort((a, b) => literal(b) - literal(a));
 }
 
-function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: string): ProviderConfig {
+function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: string, opts: LoadOptions): ProviderConfig {
   const where = `${source}: providers.${id}`;
   let apiKey: string | undefined;
   if (p.api_key_env) {
     apiKey = env[p.api_key_env];
-    if (!apiKey) throw new ConfigError(`${where}: environment variable ${p.api_key_env} (api_key_env) is not set`);
+    if (!apiKey && opts.providerKeys !== 'optional') throw new ConfigError(`${where}: environment variable ${p.api_key_env} (api_key_env) is not set`);
   }
   return {
     id,

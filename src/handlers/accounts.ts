@@ -25,12 +25,11 @@ async function mustGetAccount(ledger: Ledger, id: string): Promise<Account> {
 
 /** GET /v1/balance: the caller's own account. */
 export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const a = await mustGetAccount(ledger, input.auth!.accountId);
-  return {
-    kind: 'json',
-    status: 200,
-    body: { account_id: a.id, balance: toJsonNumber(a.balance), held: toJsonNumber(a.held), available: toJsonNumber(a.available), unit: MONEY_UNIT },
-  };
+  return { kind: 'json', status: 200, body: balanceBody(await mustGetAccount(ledger, input.auth!.accountId)) };
+}
+
+export function balanceBody(a: Account) {
+  return { account_id: a.id, balance: toJsonNumber(a.balance), held: toJsonNumber(a.held), available: toJsonNumber(a.available), unit: MONEY_UNIT };
 }
 
 /**
@@ -49,10 +48,13 @@ export async function createAccount(ledger: Ledger, input: HandlerInput): Promis
 
 /** GET /admin/accounts: newest first, a page at a time. */
 export async function listAccounts(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  const limit = limitOf(input);
   const before = typeof input.query.before_id === 'string' ? input.query.before_id : undefined;
-  const accounts = await ledger.listAccounts(limit + 1, before);
-  return { kind: 'json', status: 200, body: page(accounts.map(accountBody), limit, (a) => a.id) };
+  return { kind: 'json', status: 200, body: await accountsPage(ledger, limitOf(input), before) };
+}
+
+/** A page of accounts in the API's shape (the admin API and the CLI). */
+export async function accountsPage(ledger: Ledger, limit: number, before?: string) {
+  return page((await ledger.listAccounts(limit + 1, before)).map(accountBody), limit, (a) => a.id);
 }
 
 export async function getAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
@@ -103,31 +105,47 @@ export function journalBody(e: JournalEntry) {
 
 const MAX_INT64 = 2n ** 63n - 1n;
 
+/** Rows per page: 100 unless asked, at most 1000. */
+export const PAGE_LIMIT = { default: 100, max: 1000 } as const;
+
 function limitOf(input: HandlerInput): number {
-  const raw = Number(input.query.limit ?? 100);
-  return Number.isInteger(raw) && raw > 0 ? Math.min(raw, 1000) : 100;
+  const raw = Number(input.query.limit ?? PAGE_LIMIT.default);
+  return Number.isInteger(raw) && raw > 0 ? Math.min(raw, PAGE_LIMIT.max) : PAGE_LIMIT.default;
 }
 
 export async function getLedger(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
-  const limit = limitOf(input);
-  // Validated as 1 to 19 digits; a journal id is a bigint.
-  const before = typeof input.query.before_id === 'string' ? BigInt(input.query.before_id) : undefined;
-  if (before !== undefined && before > MAX_INT64) throw new GatewayError('invalid_request', `before_id must be at most ${MAX_INT64}`, { param: 'before_id' });
-  const entries = await ledger.ledgerEntries(input.params.account_id, limit + 1, before);
-  return { kind: 'json', status: 200, body: page(entries.map(journalBody), limit, (e) => e.id) };
+  const before = typeof input.query.before_id === 'string' ? journalCursor(input.query.before_id) : undefined;
+  return { kind: 'json', status: 200, body: await ledgerPage(ledger, input.params.account_id, limitOf(input), before) };
+}
+
+/** A journal id as a `before_id`: 1 to 19 digits (the API's pattern), within bigint. */
+export function journalCursor(text: string): bigint {
+  const v = /^[1-9][0-9]{0,18}$/.test(text) ? BigInt(text) : undefined;
+  if (v === undefined || v > MAX_INT64) throw new GatewayError('invalid_request', `before_id must be a journal entry id (a whole number of at most ${MAX_INT64})`, { param: 'before_id' });
+  return v;
+}
+
+/** A page of an account's journal in the API's shape (the admin API and the CLI). */
+export async function ledgerPage(ledger: Ledger, accountId: string, limit: number, before?: bigint) {
+  return page((await ledger.ledgerEntries(accountId, limit + 1, before)).map(journalBody), limit, (e) => e.id);
 }
 
 export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   await mustGetAccount(ledger, input.params.account_id);
-  const limit = limitOf(input);
   const before = typeof input.query.before_id === 'string' ? input.query.before_id : undefined;
   const filter = {
     ...(typeof input.query.end_user === 'string' ? { endUser: input.query.end_user } : {}),
     ...(typeof input.query.session === 'string' ? { session: input.query.session } : {}),
   };
-  const records = await ledger.usageRecords(input.params.account_id, limit + 1, before, filter);
-  const data = records.map((r) => ({
+  return { kind: 'json', status: 200, body: await usagePage(ledger, input.params.account_id, limitOf(input), before, filter) };
+}
+
+type UsageRecord = Awaited<ReturnType<Ledger['usageRecords']>>[number];
+type UsageFilter = NonNullable<Parameters<Ledger['usageRecords']>[3]>;
+
+export function usageBody(r: UsageRecord) {
+  return {
     request_id: r.requestId,
     account_id: r.accountId,
     model_requested: r.modelRequested,
@@ -141,8 +159,12 @@ export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<Han
     end_user: r.endUser ?? null,
     session: r.session ?? null,
     created_at: r.createdAt.toISOString(),
-  }));
-  return { kind: 'json', status: 200, body: page(data, limit, (r) => r.request_id) };
+  };
+}
+
+/** A page of an account's usage records in the API's shape (the admin API and the CLI). */
+export async function usagePage(ledger: Ledger, accountId: string, limit: number, before?: string, filter: UsageFilter = {}) {
+  return page((await ledger.usageRecords(accountId, limit + 1, before, filter)).map(usageBody), limit, (r) => r.request_id);
 }
 
 /**

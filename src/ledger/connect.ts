@@ -1,6 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
@@ -8,6 +5,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { sqlState } from './db-errors.js';
+import { lockDataDir } from './data-dir.js';
 
 const INT8_OID = 20;
 
@@ -136,36 +134,6 @@ async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
   }
   // kysely-pglite-dialect queues connections, so transactions never interleave on PGlite's one session.
   return new Kysely<Database>({ dialect: new PGliteDialect(client) });
-}
-
-/** A crashed holder's lock is taken over once it has not been refreshed for this long. */
-const LOCK_STALE_MS = 10_000;
-
-/**
- * PGlite is PostgreSQL in this process: a second process on the same data directory (another
- * gateway, or the CLI while the gateway runs) would start from the files as they are and each would
- * lose the other's writes. An exclusive lock on the directory (proper-lockfile: a lock directory
- * whose age is refreshed while held, so a crashed holder's lock goes stale) makes the second one
- * fail at once, with a message saying what to do. Released when the ledger closes.
- */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  await mkdir(dataDir, { recursive: true });
-  try {
-    return await lockfile.lock(dataDir, {
-      lockfilePath: join(dataDir, 'switchyard.lock'),
-      stale: LOCK_STALE_MS,
-      // A process that crashed a moment ago still holds a fresh lock: wait it out.
-      retries: { retries: 6, factor: 1.5, minTimeout: 500, maxTimeout: 4_000 },
-      // Its default throws from a timer, which would take the gateway down with it.
-      onCompromised: (err) => process.emitWarning(`the lock on ${dataDir} was lost: ${err.message}`),
-    });
-  } catch (e) {
-    if ((e as { code?: string }).code !== 'ELOCKED') throw e;
-    throw new Error(
-      `the embedded database in ${dataDir} is in use by another Switchyard process (a gateway, or this CLI while a gateway runs). ` +
-        'PGlite serves one process: stop the other one, use the admin API of the running gateway, or set DATABASE_URL to share PostgreSQL.',
-    );
-  }
 }
 
 /**

@@ -7,6 +7,7 @@ import type {
   KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
+import { dataDirFromEnv, pgliteDirFromEnv } from './data-dir.js';
 import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
@@ -43,12 +44,10 @@ export const DEFAULT_HOLD_TTL_MS = 15 * 60 * 1000;
 
 /** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). Timeouts: see serve.ts. */
 export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LedgerOptions {
-  const dataDir = env.SWITCHYARD_DATA_DIR || './data';
   // The spool sits in the data directory on PostgreSQL too: it is this host's, like the process.
-  const spoolPath = join(dataDir, SPOOL_FILE);
-  return env.DATABASE_URL
-    ? { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath }
-    : { dataDir, spoolPath };
+  const spoolPath = join(dataDirFromEnv(env), SPOOL_FILE);
+  const pglite = pgliteDirFromEnv(env);
+  return pglite ? { dataDir: pglite, spoolPath } : { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath };
 }
 
 /** Connects (PostgreSQL when databaseUrl is set, else PGlite) and runs the migrations. */

@@ -4,13 +4,14 @@
  * else on PGlite in a temporary SWITCHYARD_DATA_DIR. Each start costs seconds, so the commands
  * run as one scenario.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openLedger } from '../../src/ledger/index.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
 
@@ -60,15 +61,15 @@ describe('switchyard admin CLI', () => {
       const stderr = await failsWith({ [name]: value }, 'serve');
       expect(stderr).toContain(`${name} must be a whole number from`);
     }
-  }, 60_000);
+  }, 120_000);
 
-  it('accounts create|show, keys create|list|revoke, credit and balance', async () => {
+  it('accounts create|show, keys create|list|revoke, credit and balance, in the admin API\'s shapes', async () => {
     const account = await cli('accounts', 'create', 'acme', '--balance', '5000');
-    expect(account).toMatchObject({ name: 'acme', balance: '5000', held: '0', available: '5000' });
+    expect(account).toMatchObject({ name: 'acme', balance: 5000, held: 0, available: 5000, unit: 'nanodollars' });
     const id = account.id as string;
 
     // Independent commands run at once on PostgreSQL; PGlite's data directory takes one process at a time.
-    const [created, entry, zeroCredit, missing, notANumber, tooLarge, badLimit, badModel] = await together(
+    const [created, credited, zeroCredit, missing, notANumber, tooLarge, badLimit, badModel] = await together(
       () => cli('keys', 'create', id, '--name', 'ci', '--rpm', '60'),
       () => cli('credit', id, '2500', '--reason', 'invoice 7'),
       () => cliFails('credit', id, '0', '--reason', 'nothing'),
@@ -79,30 +80,39 @@ describe('switchyard admin CLI', () => {
       () => cliFails('keys', 'create', id, '--tpm', '0'),
       () => cliFails('keys', 'create', id, '--models', 'local-haiku,gpt-nope'),
     );
-    expect(badModel).toContain('--models: model "gpt-nope" is not in the catalog');
+    expect(badModel).toContain('--models: model "gpt-nope" is not in the catalog (checked against the built-in local catalog (SWITCHYARD_CONFIG is not set))');
     expect(badLimit).toContain('--tpm must be a whole number from 1');
     expect(notANumber).toContain('<amount> must be a whole number of nanodollars');
     expect(tooLarge).toContain('must be at most 9007199254740991');
     expect(created.key).toMatch(/^sk-sy-/);
-    expect(created.record).toMatchObject({ accountId: id, name: 'ci', revokedAt: null, rpmLimit: 60, tpmLimit: null });
-    const limited = await cli('keys', 'update', created.record.id, '--rpm', 'none', '--tpm', '100000', '--models', 'local-haiku,local-haiku');
-    expect(limited).toMatchObject({ rpmLimit: null, tpmLimit: 100000, allowedModels: ['local-haiku'] });
-    expect(entry).toMatchObject({ kind: 'credit', amount: '2500', balanceAfter: '7500', reason: 'invoice 7' });
+    expect(created).toMatchObject({ account_id: id, name: 'ci', revoked_at: null, rpm_limit: 60, tpm_limit: null, allowed_models: null });
+    const limited = await cli('keys', 'update', created.id, '--rpm', 'none', '--tpm', '100000', '--models', 'local-haiku,local-haiku');
+    expect(limited).toMatchObject({ rpm_limit: null, tpm_limit: 100000, allowed_models: ['local-haiku'] });
+    expect(credited.entry).toMatchObject({ kind: 'credit', amount: 2500, balance_after: 7500, reason: 'invoice 7' });
+    expect(credited.account).toMatchObject({ id, balance: 7500 });
     expect(zeroCredit).toContain('must not be zero');
     expect(missing).toContain('no account acct_missing');
 
-    const [balance, shown, revoked, listedAccounts] = await together(
+    const [balance, shown, revoked, listedAccounts, journal, firstPage, badPage] = await together(
       () => cli('balance', id),
       () => cli('accounts', 'show', id),
-      () => cli('keys', 'revoke', created.record.id),
+      () => cli('keys', 'revoke', created.id),
       () => cli('accounts', 'list'),
+      () => cli('ledger', id),
+      () => cli('ledger', id, '--limit', '1'),
+      () => cliFails('ledger', id, '--before', 'abc'),
     );
-    expect(listedAccounts.map((a: any) => a.id)).toContain(id);
-    expect(balance).toEqual({ account_id: id, balance: '7500', held: '0', available: '7500', unit: 'nanodollars' });
-    expect(shown).toMatchObject({ id, balance: '7500' });
-    expect(revoked.revokedAt).not.toBeNull();
+    expect(listedAccounts.data.map((a: any) => a.id)).toContain(id);
+    expect(balance).toEqual({ account_id: id, balance: 7500, held: 0, available: 7500, unit: 'nanodollars' });
+    expect(shown).toMatchObject({ id, balance: 7500 });
+    expect(revoked.revoked_at).not.toBeNull();
+    expect(journal.data.map((e: any) => [e.amount, e.reason])).toEqual([[2500, 'invoice 7'], [5000, 'initial balance']]);
+    expect(firstPage).toMatchObject({ has_more: true, data: [{ id: credited.entry.id }], last_id: credited.entry.id });
+    const olderPage = await cli('ledger', id, '--before', String(firstPage.last_id));
+    expect(olderPage).toMatchObject({ has_more: false, data: [{ reason: 'initial balance' }] });
+    expect(badPage).toContain('--before must be a journal entry id');
     const listed = await cli('keys', 'list', '--account', id);
-    expect(listed).toEqual([expect.objectContaining({ id: created.record.id, revokedAt: revoked.revokedAt })]);
+    expect(listed).toEqual({ data: [expect.objectContaining({ id: created.id, revoked_at: revoked.revoked_at })] });
 
     // What the CLI wrote is the ledger the gateway reads: journaled, exact, and the key is dead.
     const ledger = pg?.ledger ?? (await openLedger({ dataDir: dir }));
@@ -113,5 +123,119 @@ describe('switchyard admin CLI', () => {
     } finally {
       if (!pg) await ledger.close();
     }
-  }, 180_000);
+  }, 300_000);
+
+  it('--models reads the catalog SWITCHYARD_CONFIG names, without its providers\' keys, and says so', async () => {
+    const config = join(dir, 'catalog.yaml');
+    writeFileSync(config, ['providers:', '  up: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: SWITCHYARD_TEST_UNSET_KEY }', 'models:',
+      '  - { id: house-model, provider: up, upstream_model: m, aliases: [house] }', ''].join('\n'));
+    const account = await cli('accounts', 'create', 'catalogs');
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, 'keys', 'create', account.id, '--models', 'house'], {
+      env: { ...process.env, ...env, SWITCHYARD_CONFIG: config },
+    });
+    expect(JSON.parse(stdout).allowed_models).toEqual(['house-model']);
+    expect(stderr).toContain(`--models checked against the catalog in ${config} (SWITCHYARD_CONFIG)`);
+    // The built-in catalog is not the one the gateway would load here.
+    const refused = await failsWith({ SWITCHYARD_CONFIG: config }, 'keys', 'create', account.id, '--models', 'local-haiku');
+    expect(refused).toContain(`model "local-haiku" is not in the catalog (checked against the catalog in ${config} (SWITCHYARD_CONFIG))`);
+  }, 120_000);
+});
+
+/**
+ * `switchyard serve` as an operator starts it, on PGlite in its own data directory: the demo key
+ * survives a restart, the CLI is refused at once while the gateway holds the directory, a busy
+ * port is one line, and what the gateway billed is what `usage` and `ledger` list.
+ */
+describe('switchyard serve beside the CLI', () => {
+  let dir: string;
+  const env = () => ({ ...process.env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '', PORT: '0', LOG_LEVEL: 'warn' });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-serve-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts `serve --demo` and reads the URL and key it prints. */
+  async function serveDemo(): Promise<{ url: string; key: string; accountId: string; stop: () => Promise<void> }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--demo'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await Promise.race([
+      vi.waitFor(() => expect(out).toMatch(/Try it:/), { timeout: 120_000, interval: 100 }),
+      exited.then(() => Promise.reject(new Error(`serve exited: ${out}`))),
+    ]);
+    return {
+      url: /OpenAI-compatible base URL: +(http:\/\/\S+)\/v1/.exec(out)![1],
+      key: /^ +(sk-sy-\S+)$/m.exec(out)![1],
+      accountId: /demo account (\S+),/.exec(out)![1],
+      stop: async () => {
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  it('reuses its demo key, refuses the CLI at once while running, and the CLI lists what it billed', async () => {
+    const first = await serveDemo();
+    let stopped = false;
+    try {
+      const timed = async (...args: string[]) => {
+        const started = Date.now();
+        const stderr = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: env() }).then(() => '', (e: { stderr: string }) => e.stderr);
+        return { stderr, ms: Date.now() - started };
+      };
+      // Against the same command's start-up (node and tsx, ~0.5 s idle, seconds on a loaded
+      // machine): the refusal waited out lock retries, 11 s, before it said anything.
+      const startup = await timed('--help');
+      const refused = await timed('balance', first.accountId);
+      expect(refused.stderr).toContain('is in use by another Switchyard process');
+      expect(refused.ms).toBeLessThan(startup.ms + 2_000);
+
+      const res = await fetch(`${first.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local-haiku', user: 'alice', messages: [{ role: 'user', content: 'Hello!' }] }),
+      });
+      expect(res.status).toBe(200);
+      const answer: any = await res.json();
+      await first.stop();
+      stopped = true;
+
+      const second = await serveDemo();
+      await second.stop();
+      expect(second.key).toBe(first.key);
+
+      const runCli = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: env() })).stdout);
+      const keys = await runCli('keys', 'list', '--account', first.accountId);
+      expect(keys.data.filter((k: any) => k.name === 'demo' && k.revoked_at === null)).toHaveLength(1);
+      const usage = await runCli('usage', first.accountId);
+      expect(usage.data).toEqual([
+        expect.objectContaining({ model_requested: 'local-haiku', status: 'ok', input_tokens: answer.usage.prompt_tokens, output_tokens: answer.usage.completion_tokens }),
+      ]);
+      expect(usage.data[0]).toMatchObject({ end_user: 'alice' });
+      expect(usage.data[0].cost).toBeGreaterThan(0);
+      expect((await runCli('usage', first.accountId, '--end-user', 'bob')).data).toEqual([]);
+      const journal = await runCli('ledger', first.accountId);
+      expect(journal.data[0]).toMatchObject({ kind: 'capture', amount: -usage.data[0].cost, model: 'local-haiku' });
+    } finally {
+      if (!stopped) await first.stop();
+    }
+  }, 300_000);
+
+  it('a busy port is one line naming it, not a stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const err = await run(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...env(), SWITCHYARD_DATA_DIR: join(dir, 'busy'), PORT: String(port) } }).then(
+        () => undefined,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(err?.code).toBe(1);
+      expect(err!.stderr.trim()).toBe(`switchyard: cannot listen on 127.0.0.1:${port}: the port is in use by another process (set PORT to a free one)`);
+    } finally {
+      blocker.close();
+    }
+  }, 120_000);
 });
