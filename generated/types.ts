@@ -315,6 +315,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a stored response
+         * @description A response this account created with `store` true (the default), until it expires or is deleted; any other id is a 404.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /** Delete a stored response */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a stored response's input items
+         * @description Every item the response was given, earlier turns (`previous_response_id`) included, each with an id; `item_reference` items appear as the items they named.
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -977,11 +1018,13 @@ export interface components {
             reasoning?: components["schemas"]["ResponseReasoningOptions"] | null;
             max_output_tokens?: number | null;
             stream?: boolean | null;
+            /** @description Gateway: store the response and its input items for this account (default true, as OpenAI), for `previous_response_id`, `item_reference` and `GET /v1/responses/{id}`; kept `SWITCHYARD_RESPONSES_RETENTION_DAYS` (30). `false` stores nothing. */
             store?: boolean | null;
             include?: string[] | null;
             temperature?: number | null;
             top_p?: number | null;
             metadata?: components["schemas"]["Metadata"] | null;
+            /** @description Continue from a stored response of this account: its input and output items come before `input` (its `instructions` do not carry over). Unknown, expired, deleted or another account's: 404. */
             previous_response_id?: string | null;
             service_tier?: string | null;
             /** @description Gateway: extended reasoning. */
@@ -1018,6 +1061,14 @@ export interface components {
          * @description A top-up: 1 to 2^53 - 1 nanodollars.
          */
         CreditTopUp: number;
+        /** @description `DELETE /v1/responses/{response_id}`: the stored response is gone. */
+        DeletedResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            /** @enum {boolean} */
+            deleted: true;
+        };
         /** @description Document block. Only plain-text documents are accepted (PDF and custom content are refused); the text reaches any model, and an Anthropic model gets the block back whole. */
         DocumentBlock: {
             /**
@@ -1623,6 +1674,17 @@ export interface components {
             [key: string]: unknown;
         };
         ResponseInputItem: components["schemas"]["ResponseInputMessage"] | components["schemas"]["ResponseFunctionCallParam"] | components["schemas"]["ResponseFunctionCallOutput"] | components["schemas"]["ResponseReasoningItem"] | components["schemas"]["ResponseItemReference"] | components["schemas"]["ResponseOtherInputItem"];
+        /** @description The input items of a stored response, a page at a time; `last_id` is the next page's `after`. */
+        ResponseInputItemList: {
+            /** @enum {string} */
+            object: "list";
+            data: {
+                [key: string]: unknown;
+            }[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
         /** @description A message turn. */
         ResponseInputMessage: {
             /** @enum {string} */
@@ -1650,7 +1712,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Reference to a stored item. */
+        /** @description Reference to an item of a stored response of this account (an input or output item, by id), replaced by that item. Unknown: 404. */
         ResponseItemReference: {
             /** @enum {string} */
             type: "item_reference";
@@ -4711,6 +4773,438 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ResponseObject"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. */
+                authorization?: string;
+            };
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObject"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. */
+                authorization?: string;
+            };
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `desc` (default, newest first) or `asc`. */
+                order?: "asc" | "desc";
+                /** @description Only items after this item id, in the chosen order. */
+                after?: string;
+            };
+            header?: {
+                /** @description `Bearer <API key>`. */
+                authorization?: string;
+            };
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseInputItemList"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */

@@ -11,8 +11,8 @@ beforeAll(async () => {
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger',
   'adminGetUsage', 'adminListAccounts', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
-  'createMessage', 'createResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getRoot',
-  'headRoot', 'listModels',
+  'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot',
+  'headRoot', 'listModels', 'listResponseInputItems',
 ];
 
 const user = { role: 'user', content: 'hi' };

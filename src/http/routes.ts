@@ -4,8 +4,9 @@ import { countTokens } from '../handlers/count-tokens.js';
 import * as keys from '../handlers/keys.js';
 import { getMetrics } from '../handlers/metrics.js';
 import { getModel, listModels } from '../handlers/models.js';
+import * as responses from '../handlers/responses.js';
 import type { Handler } from '../handlers/types.js';
-import type { Ledger } from '../ledger/index.js';
+import { ResponseStore, responseRetentionMsFromEnv, type Ledger } from '../ledger/index.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { anthropicMessages } from '../protocols/anthropic-messages/index.js';
 import { openaiChat } from '../protocols/openai-chat/index.js';
@@ -30,17 +31,23 @@ export interface RouteDeps {
   pipeline: PipelineDeps;
   ledger: Ledger;
   document: Record<string, unknown>;
+  /** Stored Responses; by default on the ledger's database, kept SWITCHYARD_RESPONSES_RETENTION_DAYS. */
+  responses?: ResponseStore;
 }
 
 /** operationId (from generated/openapi.yaml) -> handler. A new endpoint is one line here. */
 export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
   const { pipeline, ledger } = deps;
+  const store = deps.responses ?? new ResponseStore(ledger.db, responseRetentionMsFromEnv());
   const complete: Handler = (input) => handleCompletion(pipeline, input);
   const json = (body: unknown): Handler => async () => ({ kind: 'json', status: 200, body });
   return {
     createChatCompletion: { handler: complete, protocol: openaiChat, auth: 'client' },
     createMessage: { handler: complete, protocol: anthropicMessages, auth: 'client' },
-    createResponse: { handler: complete, protocol: openaiResponses, auth: 'client' },
+    createResponse: { handler: (i) => responses.createResponse(pipeline, store, i), protocol: openaiResponses, auth: 'client' },
+    getResponse: { handler: (i) => responses.getResponse(store, i), protocol: openaiResponses, auth: 'client' },
+    deleteResponse: { handler: (i) => responses.deleteResponse(store, i), protocol: openaiResponses, auth: 'client' },
+    listResponseInputItems: { handler: (i) => responses.listInputItems(store, i), protocol: openaiResponses, auth: 'client' },
     countMessageTokens: { handler: (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
     listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },

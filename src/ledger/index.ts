@@ -7,6 +7,8 @@ export type { KeySettings } from './keys.js';
 export { costOf, holdAmount, requestHold } from './price.js';
 export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
+export { ResponseStore, responseRetentionMsFromEnv, DEFAULT_RESPONSE_RETENTION_DAYS } from './response-store.js';
+export type { StoredResponse } from './response-store.js';
 export { isDatabaseUnavailable } from './db-errors.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {

@@ -78,12 +78,30 @@ export interface UsageRecordsTable {
   created_at: Timestamp;
 }
 
+export interface StoredResponsesTable {
+  id: string;
+  account_id: string;
+  response: unknown;
+  input_items: unknown;
+  created_at: Timestamp;
+  expires_at: Date;
+}
+
+export interface StoredResponseItemsTable {
+  account_id: string;
+  item_id: string;
+  response_id: string;
+  item: unknown;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   holds: HoldsTable;
   journal: JournalTable;
   usage_records: UsageRecordsTable;
+  stored_responses: StoredResponsesTable;
+  stored_response_items: StoredResponseItemsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -131,12 +131,12 @@ describe('responses.create against local models', () => {
     expect(res.data.tools.map((t: any) => t.type)).toEqual(['function', 'web_search']);
   });
 
-  it('drops item_reference items with a warning (no stored responses), never a 400', async () => {
-    const res = await client.responses
+  it('an item_reference naming no stored item is a 404 naming its place, never silently dropped', async () => {
+    const err = await client.responses
       .create({ model: 'local-haiku', input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_old' }, { role: 'user', content: 'again' }] })
-      .withResponse();
-    expect(res.response.headers.get('x-switchyard-warnings')).toMatch(/item_reference dropped.*msg_old/);
-    expect(res.data.status).toBe('completed');
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(err.error).toMatchObject({ param: 'input.1', message: expect.stringContaining("'msg_old'") });
   });
 });
 

@@ -4,6 +4,7 @@ import * as keyRateLimits from './20261122000000_key_rate_limits.js';
 import * as keyAllowedModels from './20261122000100_key_allowed_models.js';
 import * as usageAttribution from './20261125000000_usage_attribution.js';
 import * as lateCapture from './20261125000100_late_capture.js';
+import * as storedResponses from './20261125000200_stored_responses.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261122000100_key_allowed_models': keyAllowedModels,
   '20261125000000_usage_attribution': usageAttribution,
   '20261125000100_late_capture': lateCapture,
+  '20261125000200_stored_responses': storedResponses,
 };

@@ -9,7 +9,9 @@ export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'faile
 /** Deterministic ids: the request id (alphanumerics only) and the item's output position. */
 export const responseId = (meta: EncodeMeta) => `resp_${idBase(meta)}`;
 export const itemId = (meta: EncodeMeta, prefix: 'msg' | 'rs' | 'fc', index: number) => `${prefix}_${idBase(meta)}_${index}`;
-const idBase = (meta: EncodeMeta) => meta.requestId.replace(/[^A-Za-z0-9]/g, '');
+const idBase = (meta: EncodeMeta) => idBaseOf(meta.requestId);
+/** The alphanumerics of a request id: the base of its response's and items' ids. */
+export const idBaseOf = (requestId: string) => requestId.replace(/[^A-Za-z0-9]/g, '');
 
 export function encodeUsage(u: Usage): Json {
   const input = inputTotal(u);
@@ -63,9 +65,10 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     model: s.model,
     output: s.output,
     parallel_tool_calls: req.parallelToolCalls ?? true,
-    previous_response_id: null,
+    previous_response_id: typeof ext.previousResponseId === 'string' ? ext.previousResponseId : null,
     reasoning: { effort: effortOf(req), summary: req.reasoning.summary ?? null },
-    store: false,
+    // Stored unless the client said otherwise (OpenAI's default); handlers/responses.ts stores it.
+    store: ext.store !== false,
     temperature: req.temperature ?? 1,
     text: ext.text ?? { format: { type: 'text' } },
     tool_choice: toolChoiceOf(req),

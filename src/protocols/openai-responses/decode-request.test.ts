@@ -210,10 +210,9 @@ describe('decode-request: tools and options', () => {
     expect(rejection({ max_output_tokens: 0 }).param).toBe('max_output_tokens');
   });
 
-  it('previous_response_id and conversation are 400 (no stored state)', () => {
-    const e = rejection({ previous_response_id: 'resp_1' });
-    expect([e.status, e.param]).toEqual([400, 'previous_response_id']);
+  it('conversation is 400 (no conversations are kept); previous_response_id, resolved before decoding, is kept for the echo only', () => {
     expect(rejection({ conversation: 'conv_1' }).param).toBe('conversation');
+    expect(decode({ previous_response_id: 'resp_1' }).ext['openai-responses']).toMatchObject({ previousResponseId: 'resp_1' });
     expect(decode({ previous_response_id: null }).messages).toHaveLength(1);
   });
 

@@ -34,6 +34,7 @@ export function decodeRequest(body: Json, headers: HeaderBag): Request {
   if (otherItems.length) ext.otherItems = otherItems;
   if (references.length) ext.droppedReferences = references;
   if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
+  if (typeof body.previous_response_id === 'string') ext.previousResponseId = body.previous_response_id;
   const toolChoice = decodeToolChoice(body.tool_choice, ext);
   checkTools(functionTools, toolChoice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type === 'function')}.name`, 'tool_choice.name');
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
@@ -68,11 +69,11 @@ function attribution(headers: HeaderBag, body: Json): { attribution?: Attributio
   return a ? { attribution: a } : {};
 }
 
-/** The gateway keeps no responses or conversations, so references to them cannot be honoured. */
+/**
+ * Conversations and background responses are not kept. `previous_response_id` and `item_reference`
+ * are resolved from stored responses before decoding (handlers/responses.ts); the id stays for the echo.
+ */
 function rejectStateful(body: Json): void {
-  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    throw invalid('previous_response_id is not supported: this gateway stores no responses; send the full input', 'previous_response_id');
-  }
   if (body.conversation !== undefined && body.conversation !== null) {
     throw invalid('conversation is not supported: this gateway stores no conversations; send the full input', 'conversation');
   }

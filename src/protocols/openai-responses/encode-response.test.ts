@@ -35,7 +35,7 @@ describe('encode-response', () => {
     expect(body).toMatchObject({
       id: 'resp_req0001', object: 'response', created_at: 1743082658, status: 'completed', error: null,
       incomplete_details: null, instructions: 'Be exact.', max_output_tokens: 500, model: 'gpt-test',
-      parallel_tool_calls: true, reasoning: { effort: 'high', summary: 'detailed' }, store: false, temperature: 1, top_p: 1,
+      parallel_tool_calls: true, reasoning: { effort: 'high', summary: 'detailed' }, store: true, previous_response_id: null, temperature: 1, top_p: 1,
       tool_choice: 'auto', text: { format: { type: 'text' } }, truncation: 'disabled', metadata: { run: '7' },
       tools: [{ type: 'function', name: 'calculator', description: 'Calc', parameters: { type: 'object', properties: {} }, strict: true }],
       switchyard: { attempts: [{ model: 'gpt-test', outcome: 'ok' }], served_variant: 'standard' },

@@ -11,7 +11,7 @@ export interface EncodedRequest {
 }
 
 /** Keys the Responses protocol decoder keeps in ext for the gateway itself, never sent as fields. */
-const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice']);
+const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice', 'previousResponseId']);
 
 /**
  * IR Request + Target -> `/responses` body. Streams when `request.stream` says so (the pipeline

@@ -1,0 +1,99 @@
+import { GatewayError } from '../ir/index.js';
+import type { ResponseStore } from '../ledger/index.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import { idBaseOf } from '../protocols/openai-responses/build-response.js';
+import { inputItemsOf, pageInputItems, referencedIds, resolveReferences, withIds } from '../protocols/openai-responses/stored-input.js';
+import type { SseFrame } from '../protocols/types.js';
+import { handleCompletion } from './complete.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+type Json = Record<string, unknown>;
+
+/** The stream events that carry a finished response. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * POST /v1/responses with stored state: `previous_response_id` and `item_reference` are resolved
+ * from this account's stored responses, whatever provider answered them, and the answer is stored
+ * (unless `store: false`) before its last byte goes out, so a follow-up sent on receipt finds it.
+ * Reasoning comes back exactly as the client would have sent it, so a signed or encrypted one
+ * still reaches only the provider kind that produced it.
+ */
+export async function createResponse(pipeline: PipelineDeps, store: ResponseStore, input: HandlerInput): Promise<HandlerResult> {
+  const accountId = input.auth!.accountId;
+  const body = input.body as Json;
+  const given = inputItemsOf(body.input);
+  const refs = referencedIds(given);
+  const resolved = resolveReferences(given, await store.items(accountId, refs));
+  const earlier = typeof body.previous_response_id === 'string' ? await previousItems(store, accountId, body.previous_response_id) : [];
+  // Nothing to resolve: the body goes on as the client sent it.
+  const expanded = refs.length === 0 && earlier.length === 0 ? body : { ...body, input: [...earlier, ...resolved] };
+  const result = await handleCompletion(pipeline, { ...input, body: expanded });
+  if (body.store === false) return result;
+  // Stored with ids (the client's where it gave them), so each can be listed and referenced.
+  const ownItems = withIds(resolved, idBaseOf(input.requestId));
+  const inputItems = [...earlier, ...ownItems];
+  const save = async (response: Json) => {
+    try {
+      await store.store(accountId, response as Json & { id: string }, inputItems, ownItems);
+    } catch (err) {
+      // The answer still goes out; a later reference to it is a 404, not a silent loss.
+      pipeline.log.error({ err, requestId: input.requestId }, 'could not store the response');
+    }
+  };
+  if (result.kind === 'json' && result.status === 200) {
+    await save(result.body as Json);
+    return result;
+  }
+  if (result.kind === 'sse') return { ...result, frames: storingFinal(result.frames, save) };
+  return result;
+}
+
+/** The conversation a stored response continues: what it was given, then what it answered. */
+async function previousItems(store: ResponseStore, accountId: string, id: string): Promise<Json[]> {
+  const prev = await store.get(accountId, id);
+  if (!prev) throw notFound(id, 'previous_response_id');
+  const output = Array.isArray(prev.response.output) ? (prev.response.output as Json[]) : [];
+  return [...prev.inputItems, ...output];
+}
+
+/** Passes the frames through, storing the final response before its frame is sent. */
+async function* storingFinal(frames: AsyncGenerator<SseFrame>, save: (response: Json) => Promise<void>): AsyncGenerator<SseFrame> {
+  for await (const frame of frames) {
+    if (frame.event && FINAL_EVENTS.has(frame.event)) {
+      const data = JSON.parse(frame.data) as { response?: Json };
+      if (data.response) await save(data.response);
+    }
+    yield frame;
+  }
+}
+
+export async function getResponse(store: ResponseStore, input: HandlerInput): Promise<HandlerResult> {
+  const found = await store.get(input.auth!.accountId, input.params.response_id);
+  if (!found) throw notFound(input.params.response_id, 'response_id');
+  return { kind: 'json', status: 200, body: found.response };
+}
+
+export async function deleteResponse(store: ResponseStore, input: HandlerInput): Promise<HandlerResult> {
+  const id = input.params.response_id;
+  if (!(await store.delete(input.auth!.accountId, id))) throw notFound(id, 'response_id');
+  return { kind: 'json', status: 200, body: { id, object: 'response', deleted: true } };
+}
+
+export async function listInputItems(store: ResponseStore, input: HandlerInput): Promise<HandlerResult> {
+  const found = await store.get(input.auth!.accountId, input.params.response_id);
+  if (!found) throw notFound(input.params.response_id, 'response_id');
+  const q = input.query;
+  const page = pageInputItems(found.inputItems, {
+    // Validated against the document (1 to 100); absent: 20, as OpenAI.
+    limit: q.limit === undefined ? 20 : Number(q.limit),
+    order: q.order === 'asc' ? 'asc' : 'desc',
+    ...(typeof q.after === 'string' ? { after: q.after } : {}),
+  });
+  return { kind: 'json', status: 200, body: page };
+}
+
+/** Another account's response is as absent as an unknown one. */
+function notFound(id: string, param: string): GatewayError {
+  return new GatewayError('not_found', `No response found with id '${id}'.`, { param });
+}
