@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install generate check-generated typecheck lint build test test-unit run fuzz fuzz-schemathesis bench clean
+.PHONY: all install generate check-generated typecheck lint build test test-unit run fuzz fuzz-schemathesis bench agents clean
 
 all: test
 
@@ -44,6 +44,15 @@ run: install
 ## Contract fuzzing with a bigger budget (FUZZ_RUNS cases per operation).
 fuzz: install
 	FUZZ_RUNS=$${FUZZ_RUNS:-2000} npx vitest run test/contract
+
+## Coding-agent conformance: the real Claude Code and Codex CLIs (pinned in test/agents/clis) drive
+## the gateway non-interactively, the fake upstream playing the model (about a minute; in .ci/run).
+agents: install test/agents/clis/node_modules/.installed
+	npx vitest run --config vitest.agents.config.ts
+
+test/agents/clis/node_modules/.installed: test/agents/clis/package.json test/agents/clis/package-lock.json
+	cd test/agents/clis && npm ci --no-audit --no-fund
+	@touch $@
 
 ## Schemathesis needs a Docker engine (not available on the CI machines).
 fuzz-schemathesis:

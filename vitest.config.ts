@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts', 'spec/**/*.test.ts'],
+    // Real agent CLIs: `make agents` (vitest.agents.config.ts).
+    exclude: [...configDefaults.exclude, 'test/agents/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -6,6 +6,15 @@ export interface GenerateInput {
   body: Record<string, unknown>;
   words: number;
   ignoreMaxTokens: boolean;
+  /** Answer with this text instead of generated words, and/or end with this tool call (see agent.ts). */
+  answer?: { text?: string; toolCall?: ToolCall };
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text of the arguments. */
+  arguments: string;
 }
 
 const VOCAB = ['Switchyard', 'routes', 'tokens', 'through', 'many', 'models', 'and', 'keeps', 'every', 'ledger', 'honest'];
@@ -15,19 +24,22 @@ interface Plan {
   chunks: string[];
   truncated: boolean;
   inputTokens: number;
+  toolCall?: ToolCall;
 }
 
 function plan(input: GenerateInput): Plan {
   const b = input.body;
   const limit = num(b.max_tokens) ?? num(b.max_completion_tokens) ?? num(b.max_output_tokens);
   const count = input.ignoreMaxTokens || limit === undefined ? input.words : Math.min(input.words, limit);
-  const chunks = Array.from({ length: count }, (_, i) => `${i === 0 ? '' : ' '}${VOCAB[i % VOCAB.length]}`);
+  const given = input.answer?.text?.split(/(?<= )/);
+  const chunks = given ?? Array.from({ length: count }, (_, i) => `${i === 0 ? '' : ' '}${VOCAB[i % VOCAB.length]}`);
   const prompt = JSON.stringify(b.messages ?? b.input ?? '') + JSON.stringify(b.system ?? '');
   return {
     model: typeof b.model === 'string' ? b.model : 'fake-model',
     chunks,
-    truncated: count < input.words,
+    truncated: !given && count < input.words,
     inputTokens: Math.max(1, Math.ceil(prompt.length / 4)),
+    toolCall: input.answer?.toolCall,
   };
 }
 
@@ -47,7 +59,12 @@ function chatEvents(p: Plan, includeUsage: boolean): string[] {
   const choice = (delta: unknown, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
   const out = [sse(choice({ role: 'assistant', content: '' }, null))];
   for (const c of p.chunks) out.push(sse(choice({ content: c }, null)));
-  out.push(sse(choice({}, p.truncated ? 'length' : 'stop')));
+  const call = p.toolCall;
+  if (call) {
+    out.push(sse(choice({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null)));
+    out.push(sse(choice({ tool_calls: [{ index: 0, function: { arguments: call.arguments } }] }, null)));
+  }
+  out.push(sse(choice({}, finishOf(p, 'tool_calls', 'length', 'stop'))));
   if (includeUsage) {
     const usage = { prompt_tokens: p.inputTokens, completion_tokens: p.chunks.length, total_tokens: p.inputTokens + p.chunks.length };
     out.push(sse({ ...base, choices: [], usage }));
@@ -65,7 +82,13 @@ function anthropicEvents(p: Plan): string[] {
   ];
   for (const c of p.chunks) out.push(sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: c } }, 'content_block_delta'));
   out.push(sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'));
-  const delta = { stop_reason: p.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null };
+  const call = p.toolCall;
+  if (call) {
+    out.push(sse({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }, 'content_block_start'));
+    out.push(sse({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: call.arguments } }, 'content_block_delta'));
+    out.push(sse({ type: 'content_block_stop', index: 1 }, 'content_block_stop'));
+  }
+  const delta = { stop_reason: finishOf(p, 'tool_use', 'max_tokens', 'end_turn'), stop_sequence: null };
   out.push(sse({ type: 'message_delta', delta, usage: { output_tokens: p.chunks.length } }, 'message_delta'));
   out.push(sse({ type: 'message_stop' }, 'message_stop'));
   return out;
@@ -74,7 +97,7 @@ function anthropicEvents(p: Plan): string[] {
 function responsesEvents(p: Plan): string[] {
   const text = p.chunks.join('');
   const item = { id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
-  const done = responseObject(p, [item]);
+  const done = responseObject(p, p.toolCall ? [item, functionCallItem(p.toolCall)] : [item]);
   const created = { ...done, status: 'in_progress', output: [], usage: null, incomplete_details: null };
   let seq = 0;
   const ev = (type: string, data: Record<string, unknown>) => sse({ type, sequence_number: seq++, ...data }, type);
@@ -87,6 +110,13 @@ function responsesEvents(p: Plan): string[] {
   out.push(ev('response.output_text.done', { item_id: 'msg_fake', output_index: 0, content_index: 0, text }));
   out.push(ev('response.content_part.done', { item_id: 'msg_fake', output_index: 0, content_index: 0, part: item.content[0] }));
   out.push(ev('response.output_item.done', { output_index: 0, item }));
+  const call = p.toolCall && functionCallItem(p.toolCall);
+  if (call) {
+    out.push(ev('response.output_item.added', { output_index: 1, item: { ...call, arguments: '', status: 'in_progress' } }));
+    out.push(ev('response.function_call_arguments.delta', { item_id: call.id, output_index: 1, delta: call.arguments }));
+    out.push(ev('response.function_call_arguments.done', { item_id: call.id, output_index: 1, arguments: call.arguments }));
+    out.push(ev('response.output_item.done', { output_index: 1, item: call }));
+  }
   out.push(ev(p.truncated ? 'response.incomplete' : 'response.completed', { response: done }));
   return out;
 }
@@ -117,19 +147,33 @@ export function generateJson(input: GenerateInput): Record<string, unknown> {
   if (input.protocol === 'anthropic-messages') {
     return {
       id: 'msg_fake', type: 'message', role: 'assistant', model: p.model,
-      content: [{ type: 'text', text }],
-      stop_reason: p.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null,
+      content: [{ type: 'text', text }, ...(p.toolCall ? [{ type: 'tool_use', id: p.toolCall.id, name: p.toolCall.name, input: JSON.parse(p.toolCall.arguments) as unknown }] : [])],
+      stop_reason: finishOf(p, 'tool_use', 'max_tokens', 'end_turn'), stop_sequence: null,
       usage: { input_tokens: p.inputTokens, output_tokens: p.chunks.length },
     };
   }
   if (input.protocol === 'openai-responses') {
-    return responseObject(p, [{ id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }]);
+    const message = { id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+    return responseObject(p, p.toolCall ? [message, functionCallItem(p.toolCall)] : [message]);
   }
   return {
     id: 'chatcmpl-fake', object: 'chat.completion', created: 1700000000, model: p.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: p.truncated ? 'length' : 'stop' }],
+    choices: [{ index: 0, message: chatMessage(text, p.toolCall), finish_reason: finishOf(p, 'tool_calls', 'length', 'stop') }],
     usage: { prompt_tokens: p.inputTokens, completion_tokens: p.chunks.length, total_tokens: p.inputTokens + p.chunks.length },
   };
+}
+
+function finishOf(p: Plan, tool: string, cut: string, stop: string): string {
+  return p.toolCall ? tool : p.truncated ? cut : stop;
+}
+
+function chatMessage(text: string, call: ToolCall | undefined): Record<string, unknown> {
+  const toolCalls = call ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } : {};
+  return { role: 'assistant', content: text, refusal: null, ...toolCalls };
+}
+
+function functionCallItem(call: ToolCall): { id: string; type: 'function_call'; status: string; call_id: string; name: string; arguments: string } {
+  return { id: `fc_${call.id}`, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments };
 }
 
 function num(v: unknown): number | undefined {

@@ -12,6 +12,8 @@ export interface Scenario {
   script?: string;
   /** A recorded transcript under the reference folder's `transcripts/` (tools/reference.ts), or an absolute path. */
   transcript?: string;
+  /** Play a coding-agent model: call the offered shell tool for `RUN: <command>`, then report its result (agent.ts). */
+  agent?: boolean;
   /** A generated text stream of this many word chunks (no delay unless chunkDelayMs). */
   words?: number;
   /** Generate this many words even when the request's max_tokens is lower (`true`: use `words`). */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { agentTurn } from './agent.js';
 import { generateEvents, generateJson } from './generate.js';
 import { errorBody, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
@@ -100,7 +101,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       events = replay.events;
     } else {
       const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
-      const gen = { protocol, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false };
+      const answer = s.agent ? agentTurn(protocol, body) : undefined;
+      const gen = { protocol, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false, answer };
       if (body.stream !== true) return sendGenerated(res, generateJson(gen), words, s);
       events = generateEvents(gen);
     }

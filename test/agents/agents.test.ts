@@ -1,0 +1,141 @@
+/**
+ * Real coding agents through the gateway: the Claude Code and Codex CLIs (pinned in
+ * test/agents/clis/package.json, installed by `make agents`) run non-interactively against a real
+ * gateway, with the fake upstream playing a coding model (tools/fake-upstream/agent.ts) in each
+ * upstream protocol. A round trip asks the agent to run a shell command: the model calls the agent's
+ * own shell tool, the agent runs it on this machine, the result goes back through the gateway, and
+ * the model's final answer quotes it. Skipped, with a message, where the CLIs are not installed.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { fakeCatalog } from '../support/fake-catalog.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+
+const BIN = path.resolve(import.meta.dirname, 'clis/node_modules/.bin');
+const installed = (name: string) => existsSync(path.join(BIN, name));
+if (!installed('claude') || !installed('codex')) {
+  console.warn(`Agent conformance: the Claude Code / Codex CLIs are not installed in ${BIN}; run \`make agents\` to install them and run this suite.`);
+}
+
+let started: FakeGateway | undefined;
+let fake: FakeUpstream;
+let gw: TestGateway;
+let home: string;
+
+beforeAll(async () => {
+  started = await startFakeGateway((f) => ({ catalog: fakeCatalog(f, { maxRetries: 0 }) }), { scenario: { agent: true } });
+  ({ fake, gw } = started);
+});
+afterAll(() => started?.close());
+beforeEach(() => {
+  fake.reset();
+  home = mkdtempSync(path.join(tmpdir(), 'swy-agent-'));
+  return () => rmSync(home, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(bin: string, args: string[], env: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(path.join(BIN, bin), args, {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, LANG: 'C.UTF-8', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** What the agent's shell printed, unguessable, so only a real run of the command can produce it. */
+const marker = () => `switchyard-${randomBytes(6).toString('hex')}`;
+
+/** The upstream requests that carried the tool round trip: the call, then the result. */
+function roundTrip(): { call: unknown; result: unknown } {
+  const bodies = fake.requests.map((r) => JSON.stringify(r.body));
+  return { call: bodies.find((b) => b.includes('RUN: echo')), result: bodies.find((b) => b.includes('switchyard-') && /tool_result|"role":"tool"|function_call_output/.test(b)) };
+}
+
+describe.skipIf(!installed('claude'))('Claude Code', () => {
+  const claude = (model: string, prompt: string, extra: string[] = []) =>
+    run('claude', ['-p', prompt, '--model', model, '--output-format', 'json', '--allowedTools', 'Bash', ...extra], {
+      ANTHROPIC_BASE_URL: gw.url,
+      ANTHROPIC_API_KEY: gw.key,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+    });
+
+  for (const model of ['up-anthropic', 'up-openai']) {
+    it(`runs a shell command through a tool round trip (${model} upstream), with its defaults`, async () => {
+      const m = marker();
+      const r = await claude(model, `RUN: echo ${m}`);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const out = JSON.parse(r.stdout) as { result: string; is_error: boolean };
+      expect(out.is_error).toBe(false);
+      expect(out.result).toContain(`RESULT: ${m}`);
+      expect(roundTrip().result).toBeDefined();
+      // Claude Code asks for 32000 output tokens by default; the gateway must not refuse it.
+      expect(fake.requests.every((q) => q.path.endsWith('/messages') || q.path.endsWith('/chat/completions'))).toBe(true);
+    }, 180_000);
+  }
+
+  it('continues a session: the second turn carries the first', async () => {
+    const first = marker();
+    const r1 = await claude('up-anthropic', `RUN: echo ${first}`);
+    expect(r1.code, r1.stderr).toBe(0);
+    fake.reset();
+    const r2 = await claude('up-anthropic', 'And now say hello.', ['--continue']);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect((JSON.parse(r2.stdout) as { result: string }).result).toContain('OK:');
+    // The upstream saw the earlier turn (its command and its result) in the conversation.
+    expect(fake.requests.some((q) => JSON.stringify(q.body).includes(first) && JSON.stringify(q.body).includes('And now say hello.'))).toBe(true);
+  }, 240_000);
+});
+
+describe.skipIf(!installed('codex'))('Codex', () => {
+  const codex = (model: string, prompt: string) =>
+    run(
+      'codex',
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        '-c', 'model_provider="switchyard"',
+        '-c', 'model_providers.switchyard.name="Switchyard"',
+        '-c', `model_providers.switchyard.base_url="${gw.url}/v1"`,
+        '-c', 'model_providers.switchyard.env_key="SWITCHYARD_KEY"',
+        '-c', 'model_providers.switchyard.wire_api="responses"',
+        '-m', model,
+        prompt,
+      ],
+      { SWITCHYARD_KEY: gw.key, CODEX_HOME: home },
+    );
+
+  for (const model of ['up-openai', 'up-anthropic']) {
+    it(`runs a shell command through a tool round trip (${model} upstream)`, async () => {
+      const m = marker();
+      const r = await codex(model, `RUN: echo ${m}`);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.stdout + r.stderr).toContain(`RESULT: ${m}`);
+      expect(roundTrip().result).toBeDefined();
+    }, 180_000);
+  }
+});

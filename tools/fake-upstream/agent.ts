@@ -1,0 +1,89 @@
+/**
+ * A scripted coding-agent model, for driving real agent CLIs (Claude Code, Codex) through the
+ * gateway: the scenario `{ agent: true }`. It reads the conversation in whichever protocol the
+ * gateway speaks to it:
+ * - the last user text holds `RUN: <command>` and the request offers a shell tool (Claude Code's
+ *   `Bash`, Codex's `shell`, `shell_command` or `exec_command`): it calls that tool with the command;
+ * - the last turn is that tool's result: it answers `RESULT: <last line of the result>` (agents put
+ *   their own headers first), so a test
+ *   sees that the command ran on the client and its output travelled back upstream;
+ * - anything else (titles, summaries, a plain question): `OK: <the question's first words>`.
+ */
+import type { ToolCall } from './generate.js';
+import type { WireProtocol } from './protocols.js';
+
+type Json = Record<string, unknown>;
+
+export interface AgentAnswer {
+  text: string;
+  toolCall?: ToolCall;
+}
+
+const SHELL_TOOLS = ['Bash', 'shell', 'shell_command', 'exec_command'];
+
+export function agentTurn(protocol: WireProtocol, body: Json): AgentAnswer {
+  const turns = conversation(protocol, body);
+  const last = turns.at(-1);
+  if (last?.kind === 'tool-result') return { text: `RESULT: ${last.text.trim().split('\n').at(-1) ?? ''}` };
+  const userText = last?.kind === 'user' ? last.text : '';
+  const command = /RUN: (.+)$/m.exec(userText)?.[1]?.trim();
+  const tool = offeredTools(protocol, body).find((t) => SHELL_TOOLS.includes(t.name));
+  if (command && tool) {
+    const id = `call_agent_${turns.length}`;
+    return { text: 'Running it.', toolCall: { id, name: tool.name, arguments: JSON.stringify(shellArguments(tool.schema, command)) } };
+  }
+  return { text: `OK: ${userText.replace(/<[^>]+>[^<]*<\/[^>]+>/g, '').trim().split(/\s+/).slice(0, 6).join(' ')}` };
+}
+
+interface Turn {
+  kind: 'user' | 'assistant' | 'tool-result';
+  text: string;
+}
+
+/** The conversation as user text, assistant turns and tool results, in any of the three protocols. */
+function conversation(protocol: WireProtocol, body: Json): Turn[] {
+  if (protocol === 'openai-responses') {
+    const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input);
+    return input.map((item): Turn => {
+      if (item.type === 'function_call_output') return { kind: 'tool-result', text: textOf(item.output) };
+      return { kind: item.role === 'user' ? 'user' : 'assistant', text: textOf(item.content) };
+    });
+  }
+  return asArray(body.messages).map((m): Turn => {
+    if (m.role === 'tool') return { kind: 'tool-result', text: textOf(m.content) };
+    const blocks = asArray(m.content);
+    const result = blocks.find((b) => b.type === 'tool_result');
+    if (m.role === 'user' && result) return { kind: 'tool-result', text: textOf(result.content) };
+    return { kind: m.role === 'user' ? 'user' : 'assistant', text: textOf(m.content) };
+  });
+}
+
+function offeredTools(protocol: WireProtocol, body: Json): Array<{ name: string; schema: Json }> {
+  return asArray(body.tools).map((t) => {
+    const fn = protocol === 'openai-chat' ? (t.function as Json | undefined) ?? {} : t;
+    const schema = (fn.input_schema ?? fn.parameters ?? {}) as Json;
+    return { name: String(fn.name ?? ''), schema };
+  });
+}
+
+/** Arguments in the shape the tool's schema asks for: a string command, an argv array, or `cmd`. */
+function shellArguments(schema: Json, command: string): Json {
+  const props = (schema.properties ?? {}) as Record<string, Json>;
+  const args: Json = {};
+  if (props.cmd) args.cmd = command;
+  else if (props.command?.type === 'array') args.command = ['bash', '-lc', command];
+  else args.command = command;
+  if (props.description) args.description = 'Run the command the user asked for';
+  return args;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asArray(content)
+    .map((part) => (typeof part.text === 'string' ? part.text : typeof part.content === 'string' ? part.content : ''))
+    .join('\n');
+}
+
+function asArray(v: unknown): Json[] {
+  return Array.isArray(v) ? (v.filter((x) => x !== null && typeof x === 'object') as Json[]) : [];
+}
