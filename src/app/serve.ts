@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadConfigFile } from '../config/load-config.js';
 import { startGateway, type Gateway } from './start-gateway.js';
 import { dataDirFromEnv, ledgerOptionsFromEnv, MONEY_UNIT, type Ledger } from '../ledger/index.js';
 
@@ -43,6 +44,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     reaperIntervalMs: envInteger('SWITCHYARD_REAPER_INTERVAL_MS', 1, MAX_TIMER_MS),
     sendTimeoutMs: envInteger('SWITCHYARD_SEND_TIMEOUT_MS', 1, MAX_TIMER_MS),
     bodyBudgetBytes: envInteger('SWITCHYARD_BODY_BUDGET_BYTES', 1, Number.MAX_SAFE_INTEGER),
+    metricsToken: process.env.SWITCHYARD_METRICS_TOKEN || undefined,
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
   });
@@ -63,9 +65,25 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGHUP', () => reloadCatalog(gateway, process.env.SWITCHYARD_CONFIG || undefined));
   gateway.log.info({ url: gateway.url, models: [...gateway.catalog.models.keys()] }, 'switchyard is listening');
   if (opts.demo) await printDemo(gateway);
   return gateway;
+}
+
+/**
+ * SIGHUP: reads the catalog again. A valid one serves new requests from now on (requests in flight
+ * keep the one they started with); an invalid one is logged and the running one kept.
+ */
+function reloadCatalog(gateway: Gateway, configPath: string | undefined): void {
+  if (!configPath) return gateway.log.warn({}, 'SIGHUP: no SWITCHYARD_CONFIG to reload; the built-in catalog stays');
+  try {
+    const catalog = loadConfigFile(configPath);
+    gateway.replaceCatalog(catalog);
+    gateway.log.info({ config: configPath, models: [...catalog.models.keys()] }, 'SIGHUP: catalog reloaded');
+  } catch (err) {
+    gateway.log.error({ config: configPath, error: (err as Error).message }, 'SIGHUP: the new catalog is invalid; the running one is kept');
+  }
 }
 
 /** Reuses the demo account (found by its key named "demo") and its key, or creates them. */

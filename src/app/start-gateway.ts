@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { loadCatalog } from '../config/default-catalog.js';
-import { createApp } from '../http/app.js';
+import { createApp, type Readiness } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
 import { GatewayError } from '../ir/index.js';
@@ -44,6 +44,8 @@ export interface GatewayOptions {
   logLevel?: string;
   /** Where key rate limits are kept: Redis (shared by instances) when set, else this process. */
   redisUrl?: string;
+  /** Bearer token GET /metrics requires (open when unset). */
+  metricsToken?: string;
   /** An already open limiter (tests that give several gateways one Redis prefix). */
   limiter?: RateLimiter;
 }
@@ -56,6 +58,8 @@ export interface Gateway {
   log: PinoLogger;
   /** Requests in flight, and whether a drain has begun (readiness). */
   lifecycle: Lifecycle;
+  /** New requests use this catalog from now on (SIGHUP); requests in flight keep theirs. */
+  replaceCatalog(catalog: Catalog): void;
   /**
    * Drains and stops: stops accepting connections, lets requests in flight finish for up to
    * `graceMs` (0 by default: tests stop at once), then ends the rest as an upstream failure
@@ -65,6 +69,8 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Readiness waits this long for the database's answer. */
+const READY_DB_TIMEOUT_MS = 2_000;
 /** Once the in-flight requests are told to end, how long they get to write their error and settle. */
 const END_IN_FLIGHT_MS = 5_000;
 /** After the connections are closed, how long the requests get to unwind (their settles are submitted then). */
@@ -95,8 +101,21 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
   const lifecycle = new Lifecycle();
+  const pipeline = { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now };
+  const readiness = async (): Promise<Readiness> => {
+    const checks: Record<string, string> = { draining: String(lifecycle.draining) };
+    const database = await Promise.race([
+      ledger.ping().then(() => 'ok', (e: Error) => `unreachable: ${e.message}`),
+      new Promise<string>((r) => setTimeout(() => r('no answer within 2 s'), READY_DB_TIMEOUT_MS).unref()),
+    ]);
+    checks.database = database;
+    if (opts.redisUrl) checks.redis = limiter.available() ? 'ok' : 'disconnected';
+    return { ready: !lifecycle.draining && database === 'ok' && checks.redis !== 'disconnected', checks };
+  };
   const app = createApp({
     lifecycle,
+    readiness,
+    metricsToken: opts.metricsToken,
     api,
     document: api.definition,
     ledger,
@@ -106,7 +125,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     bodyBudgetWaitMs: opts.bodyBudgetWaitMs,
     sendTimeoutMs: opts.sendTimeoutMs,
     log,
-    pipeline: { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now },
+    pipeline,
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -147,15 +166,20 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     await lifecycle.idle(UNWIND_MS);
     await release();
   };
-  return {
+  const gateway: Gateway = {
     url: `http://${host}:${port}`,
     server,
     ledger,
     catalog,
     log,
     lifecycle,
+    replaceCatalog(next) {
+      pipeline.catalog = next;
+      gateway.catalog = next;
+    },
     close: (graceMs = 0) => (closing ??= drainAndClose(graceMs)),
   };
+  return gateway;
 }
 
 /** Listening, or an error that says which address and what to do (a busy port is an operator's everyday mistake, not a crash). */

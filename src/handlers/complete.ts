@@ -13,7 +13,9 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   const protocol = input.protocol;
   const req = protocol.decodeRequest(input.body, input.headers);
   const { accountId, keyId, limits, allowedModels } = input.auth!;
+  if (input.completion) Object.assign(input.completion, { model: req.model, stream: req.stream });
   const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, limits, allowedModels, signal: input.signal }, req);
+  if (input.completion) input.completion.run = run.summary;
   const meta: EncodeMeta = {
     requestId: input.requestId,
     created: Math.floor(deps.now() / 1000),

@@ -1,4 +1,5 @@
 import type { KeyAuth } from '../ledger/index.js';
+import type { RunSummary } from '../pipeline/types.js';
 import type { SseFrame, HeaderBag, ProtocolAdapter } from '../protocols/types.js';
 
 /** Everything a handler gets from the HTTP layer: plain data, no framework objects. */
@@ -14,6 +15,15 @@ export interface HandlerInput {
   auth?: KeyAuth;
   /** The protocol whose shapes this route speaks (errors are rendered with it). */
   protocol: ProtocolAdapter<any>;
+  /** Filled by a completion for the request's log line (see http/request-log.ts). */
+  completion?: CompletionReport;
+}
+
+/** What the request log tells of a completion: the model asked for and the run as it went. */
+export interface CompletionReport {
+  model?: string;
+  stream?: boolean;
+  run?: RunSummary;
 }
 
 export type HandlerResult =

@@ -3,7 +3,9 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { GatewayError, toGatewayError } from '../ir/index.js';
-import type { HandlerInput, HandlerResult } from '../handlers/types.js';
+import type { CompletionReport, HandlerInput, HandlerResult } from '../handlers/types.js';
+import type { KeyAuth } from '../ledger/index.js';
+import { requestLogLine } from './request-log.js';
 import type { Logger } from '../pipeline/types.js';
 import type { ProtocolAdapter } from '../protocols/types.js';
 import type { ApiDocument } from './openapi-document.js';
@@ -11,6 +13,8 @@ import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './r
 import { writeFrames } from './sse-writer.js';
 import { ByteBudget } from './byte-budget.js';
 import type { Lifecycle } from './lifecycle.js';
+import { redactor } from './redact.js';
+import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
 
@@ -29,10 +33,25 @@ export interface AppOptions extends RouteDeps {
   log: Logger;
   /** Requests in flight and draining (see start-gateway.ts's close). */
   lifecycle: Lifecycle;
+  /** GET /readyz: whether this instance should get traffic (database, Redis, not draining). */
+  readiness?: () => Promise<Readiness>;
+  /** Bearer token that GET /metrics requires; open when unset. */
+  metricsToken?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, string>;
 }
 
 interface State {
   requestId: string;
+  /** The authenticated caller, for the request log. */
+  auth?: KeyAuth;
+  /** What a completion reports for the request log. */
+  completion: CompletionReport;
+  /** Removes the provider keys and the caller's key from what is sent back (see redact.ts). */
+  redact?: (text: string) => string;
   protocol: ProtocolAdapter<any>;
   /** The matched operation, for metrics ('unrouted' when none matched). */
   operationId?: string;
@@ -40,6 +59,9 @@ interface State {
 
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024;
 const BODY_BUDGET_WAIT_MS = 10_000;
+
+/** Health probes, answered before routing (they are the orchestrator's, not the API's). */
+const PROBES = new Set(['/healthz', '/readyz']);
 
 const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
 /** JSON.parse accepts any depth, but JSON.stringify (the upstream request) overflows the stack near 10k. */
@@ -72,6 +94,8 @@ export function createApp(opts: AppOptions): Koa<State> {
     ctx.set('x-request-id', ctx.state.requestId);
     if (ctx.state.protocol.name === 'anthropic-messages') ctx.set('request-id', ctx.state.requestId);
     const endTimer = metrics.httpDuration.startTimer();
+    const started = performance.now();
+    ctx.state.completion = {};
     opts.lifecycle.enter();
     try {
       if (opts.lifecycle.draining) {
@@ -87,8 +111,21 @@ export function createApp(opts: AppOptions): Koa<State> {
       opts.lifecycle.leave();
     }
     const operation = ctx.state.operationId ?? 'unrouted';
+    const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
     endTimer({ operation });
-    metrics.httpRequests.inc({ operation, status: String(ctx.respond === false ? ctx.res.statusCode : ctx.status) });
+    metrics.httpRequests.inc({ operation, status: String(status) });
+    const line = requestLogLine({ ...ctx.state, method: ctx.method, path: ctx.path, status, latencyMs: performance.now() - started });
+    // Probes come every few seconds: their lines would drown the rest.
+    if (PROBES.has(ctx.path)) opts.log.debug?.(line, 'request');
+    else opts.log.info(line, 'request');
+  });
+
+  app.use(async (ctx, next) => {
+    if (!PROBES.has(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    // Liveness: the process answers. Readiness: it can serve (database, Redis, not draining).
+    const readiness = ctx.path === '/readyz' ? await (opts.readiness?.() ?? Promise.resolve({ ready: !opts.lifecycle.draining, checks: {} })) : { ready: true, checks: {} };
+    ctx.status = readiness.ready ? 200 : 503;
+    ctx.body = { status: readiness.ready ? 'ok' : 'unavailable', ...(ctx.path === '/readyz' ? { checks: readiness.checks } : {}) };
   });
 
   const parseBody = bodyParser({
@@ -124,6 +161,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
+      ctx.state.redact = redactor([...providerKeys(opts.pipeline.catalog), presentedKey(ctx.headers as Record<string, string | undefined>)]);
       const { input, clientGone } = await prepareInput(ctx, route.operationId, spec, opts, readBody);
       await respond(ctx, await spec.handler(input), clientGone, opts.sendTimeoutMs);
     });
@@ -159,6 +197,7 @@ async function prepareInput(
   }
   // From the headers alone, before a byte of the body is read: a stranger's 30 MB costs nothing.
   const auth = await authenticate(spec.auth, headers, opts);
+  ctx.state.auth = auth;
   // The body's type, like the body, is the business of an authenticated caller only.
   if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
     throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
@@ -183,13 +222,29 @@ async function prepareInput(
       stop.abort();
     }
   });
-  const input = { body, params, query: ctx.query as HandlerInput['query'], headers, requestId: ctx.state.requestId, signal: stop.signal, auth, protocol: ctx.state.protocol };
+  const input = {
+    body,
+    params,
+    query: ctx.query as HandlerInput['query'],
+    headers,
+    requestId: ctx.state.requestId,
+    signal: stop.signal,
+    auth,
+    protocol: ctx.state.protocol,
+    completion: ctx.state.completion,
+  };
   return { input, clientGone: clientGone.signal };
 }
 
 async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions) {
   if (mode === 'none') return undefined;
   const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim();
+  if (mode === 'metrics') {
+    if (opts.metricsToken && (!bearer || !safeEqual(bearer, opts.metricsToken))) {
+      throw new GatewayError('authentication', 'GET /metrics needs Authorization: Bearer $SWITCHYARD_METRICS_TOKEN');
+    }
+    return undefined;
+  }
   if (mode === 'admin') {
     if (!opts.adminKey) throw new GatewayError('permission', 'the admin API is disabled: set SWITCHYARD_ADMIN_KEY');
     if (!bearer || !safeEqual(bearer, opts.adminKey)) throw new GatewayError('authentication', 'invalid admin key (Authorization: Bearer $SWITCHYARD_ADMIN_KEY)');
@@ -200,6 +255,20 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
   const auth = await opts.ledger.authenticate(key);
   if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
   return auth;
+}
+
+function redactText(ctx: Koa.ParameterizedContext<State>, text: string): string {
+  return ctx.state.redact ? ctx.state.redact(text) : text;
+}
+
+/** The key the caller presented, whichever header carried it. */
+function presentedKey(headers: Record<string, string | undefined>): string | undefined {
+  return /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim() ?? headers['x-api-key']?.trim();
+}
+
+/** The configured providers' keys (their api_key_env values). */
+function* providerKeys(catalog: Catalog): Iterable<string | undefined> {
+  for (const p of catalog.providers.values()) yield p.apiKey;
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -219,7 +288,9 @@ async function respond(ctx: Koa.ParameterizedContext<State>, result: HandlerResu
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   if (result.kind === 'json') {
     ctx.status = result.status;
-    ctx.body = result.body;
+    // Stringified here (Koa would do it anyway) so the text can be cleared of credentials.
+    ctx.type = 'application/json';
+    ctx.body = redactText(ctx, JSON.stringify(result.body));
     return;
   }
   if (result.kind === 'text') {
@@ -251,7 +322,7 @@ async function respondStream(
   // No flushHeaders(): the first event is already at hand, and the headers leave with its frames.
   ctx.req.socket.setNoDelay(true);
   try {
-    await writeFrames(res, result.frames, signal, sendTimeoutMs);
+    await writeFrames(res, result.frames, signal, sendTimeoutMs, ctx.state.redact);
   } finally {
     res.end();
   }
@@ -285,7 +356,8 @@ function renderError(ctx: Koa.ParameterizedContext<State>, protocol: ProtocolAda
     // both SDK families read this header and do not retry.
     if (err.retryAfter === undefined) ctx.set('x-should-retry', 'false');
   }
-  ctx.body = rendered.body;
+  ctx.type = 'application/json';
+  ctx.body = redactText(ctx, JSON.stringify(rendered.body));
 }
 
 /** The part of a database error worth a log line (its stack is always the driver's). */

@@ -13,7 +13,8 @@ import { openaiChat } from '../protocols/openai-chat/index.js';
 import { openaiResponses } from '../protocols/openai-responses/index.js';
 import type { ProtocolAdapter } from '../protocols/types.js';
 
-export type AuthMode = 'client' | 'admin' | 'none';
+/** `metrics`: open, or a bearer token when SWITCHYARD_METRICS_TOKEN is set. */
+export type AuthMode = 'client' | 'admin' | 'metrics' | 'none';
 
 export interface RouteSpec {
   handler: Handler;
@@ -64,7 +65,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
     getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },
-    getMetrics: { handler: getMetrics, protocol: openaiChat, auth: 'none' },
+    getMetrics: { handler: getMetrics, protocol: openaiChat, auth: 'metrics' },
     headRoot: { handler: async () => ({ kind: 'empty', status: 200 }), protocol: openaiChat, auth: 'none' },
   };
 }

@@ -38,6 +38,8 @@ export async function writeFrames(
   frames: AsyncIterable<SseFrame>,
   signal: AbortSignal,
   sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS,
+  /** Applied to each frame's text: credentials never leave (see redact.ts). */
+  redact: (text: string) => string = (text) => text,
 ): Promise<void> {
   let pending = '';
   let timer: NodeJS.Immediate | undefined;
@@ -51,7 +53,7 @@ export async function writeFrames(
   try {
     for await (const frame of frames) {
       if (signal.aborted || res.destroyed) return;
-      pending += formatFrame(frame);
+      pending += redact(formatFrame(frame));
       timer ??= setImmediate(flush);
       if (blocked) await blocked;
     }

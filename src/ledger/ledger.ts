@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
@@ -134,6 +134,11 @@ export class Ledger {
     await Promise.allSettled([...this.retries]);
     await this.spoolUnsettled();
     return this.db.destroy();
+  }
+
+  /** One round trip to the database (readiness): throws when it cannot be reached. */
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.db);
   }
 
   /** Settles that are being retried right now (for tests and the request log). */

@@ -54,6 +54,11 @@ export class RateLimiter {
     this.store.adjust(keyId, limits, by).catch((e) => this.storeFailed(e));
   }
 
+  /** False while a shared store (Redis) is disconnected; always true in memory. For readiness. */
+  available(): boolean {
+    return this.store.available();
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

@@ -10,6 +10,7 @@ export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extend
 export type RunStatus = 'ok' | 'cancelled' | 'error' | 'refused';
 
 export interface Logger {
+  debug?(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;

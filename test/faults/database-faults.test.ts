@@ -88,6 +88,12 @@ describe.skipIf(!PG_URL)('database faults (PostgreSQL behind a proxy)', () => {
       expect(anthropic.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(anthropicBody).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
 
+      const ready = await fetch(`${gw.url}/readyz`);
+      const readyBody: any = await ready.json();
+      expect(ready.status).toBe(503);
+      expect(readyBody.checks.database).toMatch(/^unreachable/);
+      expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+
       const admin = await gw.admin(`/admin/accounts/${gw.accountId}`);
       expect(admin.status).toBe(503);
       expect(admin.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -96,6 +102,7 @@ describe.skipIf(!PG_URL)('database faults (PostgreSQL behind a proxy)', () => {
     }
     expect(await until200(chat)).toBe(200);
     expect((await gw.admin(`/admin/accounts/${gw.accountId}`)).status).toBe(200);
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
   });
 
   it('does not wait out a blackholed database: the statement timeout answers 503, then service resumes', async () => {

@@ -29,6 +29,8 @@ export interface Scenario {
   resetAfterEvents?: number;
   /** Answer with this status and a protocol-shaped error body (with `retry-after` on 429/503/529). */
   status?: number;
+  /** The error body quotes the credentials the request came with, as some upstreams and proxies do. */
+  echoCredentials?: boolean;
   /** Seconds for `retry-after` (default 1 on 429/503/529). */
   retryAfter?: number;
   /** Fail this many times (with `status`, default 500), then succeed. Counted per scenario. */

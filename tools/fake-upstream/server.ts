@@ -74,7 +74,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     });
     const protocol = protocolForPath(pathname);
     if (req.method !== 'POST' || !protocol) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
-    await answer(res, protocol, isObject(body) ? body : {}, scenario);
+    await answer(res, protocol, isObject(body) ? body : {}, scenario, req.headers);
   }
 
   function pickScenario(req: IncomingMessage, body: unknown): Scenario {
@@ -85,12 +85,13 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     return queue.shift() ?? fallback;
   }
 
-  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario): Promise<void> {
+  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers']): Promise<void> {
     if (s.hangBeforeHeaders) return; // never answer; the client's timeout or abort ends it
     if (shouldFail(s)) {
       const status = s.status ?? 500;
       const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
-      return sendJson(res, status, errorBody(protocol, status), retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+      const echoed = s.echoCredentials ? `request refused; it came with authorization=${headers.authorization ?? ''} x-api-key=${headers['x-api-key'] ?? ''}` : undefined;
+      return sendJson(res, status, errorBody(protocol, status, echoed), retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
     }
     const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(protocol, body, s.maxOutputTokens);
     if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge));
