@@ -59,6 +59,8 @@ export const configSchema = {
           upstream_model: { type: 'string', minLength: 1 },
           display_name: { type: 'string' },
           price,
+          /** Served without a price on purpose (a local server); otherwise a model must have a known price. */
+          free: { type: 'boolean' },
           context_window: { type: 'integer', minimum: 1 },
           max_output_tokens: { type: 'integer', minimum: 1 },
           capabilities: {

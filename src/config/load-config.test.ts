@@ -40,7 +40,9 @@ describe('buildCatalog: the minimal form', () => {
     expect(c.models.get('claude')).toMatchObject({
       provider: 'anthropic',
       upstreamModel: 'claude-sonnet-4-5',
-      price: { input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n },
+      // Not configured: the price table's, for this model at Anthropic's URL.
+      price: { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n },
+      contextWindow: 200_000,
       fallbacks: [],
       aliases: [],
       capabilities: { tools: true, reasoning: false, images: true },
@@ -71,8 +73,53 @@ describe('buildCatalog: the minimal form', () => {
   });
 
   it('a keyless local server (vLLM, Ollama) needs no api_key_env', () => {
-    const doc = { providers: { ollama: { type: 'openai', base_url: 'http://127.0.0.1:11434/v1' } }, models: [{ id: 'llama', provider: 'ollama', upstream_model: 'llama3.2' }] };
+    const doc = { providers: { ollama: { type: 'openai', base_url: 'http://127.0.0.1:11434/v1' } }, models: [{ id: 'llama', provider: 'ollama', upstream_model: 'llama3.2', free: true }] };
     expect(buildCatalog(doc, {}).providers.get('ollama')?.apiKey).toBeUndefined();
+  });
+});
+
+describe('buildCatalog: no model is free by accident', () => {
+  it('an unpriced model takes the price table\'s price and context window for its upstream model at its provider', () => {
+    const c = buildCatalog(minimal(), env);
+    // gpt-4o-mini at OpenAI: $0.15 / $0.60 per million, cache reads $0.075; OpenAI bills cache writes as input.
+    expect(c.models.get('gpt')).toMatchObject({ price: { input: 150n, output: 600n, cacheRead: 75n, cacheWrite: 150n }, contextWindow: 128_000 });
+  });
+
+  it('configuration always wins: a configured price whole (absent kinds are 0), and a configured context window', () => {
+    const doc = minimal();
+    Object.assign(doc.models[1], { price: { input: '1.00', output: '2.00' }, context_window: 100_000 });
+    expect(buildCatalog(doc, env).models.get('claude')).toMatchObject({ price: { input: 1000n, output: 2000n, cacheRead: 0n, cacheWrite: 0n }, contextWindow: 100_000 });
+  });
+
+  it('a model whose price nobody knows stops the start, every such model named, unless it is free: true', () => {
+    const doc = minimal();
+    doc.providers.vllm = { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' };
+    // Known to the table at OpenAI's URL, not at this one: a local server's price is not OpenAI's.
+    doc.models.push({ id: 'qwen', provider: 'vllm', upstream_model: 'Qwen/Qwen2.5-7B-Instruct' }, { id: 'mini', provider: 'vllm', upstream_model: 'gpt-4o-mini' });
+    const message = errorOf(doc);
+    expect(message).toContain('test.yaml: no price is known for these models:');
+    expect(message).toContain('model "qwen" (upstream model "Qwen/Qwen2.5-7B-Instruct" at http://127.0.0.1:8000/v1)');
+    expect(message).toContain('model "mini" (upstream model "gpt-4o-mini" at http://127.0.0.1:8000/v1)');
+    expect(message).toContain('free: true');
+    expect(message).not.toContain('"claude"');
+    doc.models[2].free = true;
+    doc.models[3].price = { input: '0.10', output: '0.20' };
+    const c = buildCatalog(doc, env);
+    expect(c.models.get('qwen')?.price).toEqual({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n });
+    expect(c.models.get('mini')?.price).toMatchObject({ input: 100n, output: 200n });
+  });
+
+  it('free: true and a price contradict each other', () => {
+    const doc = minimal();
+    Object.assign(doc.models[0], { free: true, price: { input: '1' } });
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\): a model with a price cannot be free: true/);
+  });
+
+  it('a model on a local provider keeps the built-in local model\'s price', () => {
+    const doc = { providers: { here: { type: 'local' } }, models: [{ id: 'house', provider: 'here', upstream_model: 'local-haiku' }, { id: 'odd', provider: 'here', upstream_model: 'local-nope' }] };
+    expect(() => buildCatalog(doc, {})).toThrow(/no price is known for this model:\n  model "odd" \(upstream model "local-nope" at/);
+    doc.models.pop();
+    expect(buildCatalog(doc, {}).models.get('house')?.price).toEqual({ input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1250n });
   });
 });
 
@@ -145,7 +192,7 @@ describe('loadConfigFile', () => {
   it('loads YAML, and reports unreadable or broken files', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-config-'));
     const file = path.join(dir, 'c.yaml');
-    writeFileSync(file, 'providers:\n  o: {type: openai, base_url: "http://127.0.0.1:8000/v1"}\nmodels:\n  - {id: m, provider: o, upstream_model: qwen}\n');
+    writeFileSync(file, 'providers:\n  o: {type: openai, base_url: "http://127.0.0.1:8000/v1"}\nmodels:\n  - {id: m, provider: o, upstream_model: qwen, free: true}\n');
     expect(loadConfigFile(file, {}).models.get('m')?.upstreamModel).toBe('qwen');
     writeFileSync(file, 'providers: [unclosed');
     expect(() => loadConfigFile(file, {})).toThrow(/is not valid YAML/);

@@ -4,7 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import type { ProviderConfig, ProviderType } from '../providers/types.js';
 import { globRegex, type Catalog, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
+import { defaultLocalCatalog } from './local-models.js';
 import { usdPerMillionToNanosPerToken } from './money.js';
+import { tablePrice } from './price-table.js';
 
 /** Raised for any problem in the config; the message names the bad entry. */
 export class ConfigError extends Error {
@@ -63,8 +65,9 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
     const where = `${source}: models[${i}] (id "${m.id}")`;
     if (models.has(m.id)) throw new ConfigError(`${where}: duplicate model id`);
     if (!providers.has(m.provider)) throw new ConfigError(`${where}: provider "${m.provider}" is not declared under providers`);
-    models.set(m.id, buildModel(m, where));
+    models.set(m.id, buildModel(m, providers.get(m.provider)!, where));
   }
+  refuseUnpriced([...models.values()], (doc.models as Raw[]), providers, source);
   const aliases = new Map<string, string>();
   for (const m of models.values()) {
     for (const alias of m.aliases) {
@@ -131,11 +134,47 @@ function buildPrice(p: Raw | undefined, where: string): Price {
   return { input: get('input'), output: get('output'), cacheRead: get('cache_read'), cacheWrite: get('cache_write') };
 }
 
-function buildModel(m: Raw, where: string): ModelEntry {
-  const price = buildPrice(m.price, where);
+/**
+ * A model's price: the configured one always wins; else the built-in local model's (a `local`
+ * provider), else the price table's for its upstream model at its provider's URL; `free: true`
+ * says that none is wanted. Undefined: nothing is known (refused by refuseUnpriced).
+ */
+function knownPrice(m: Raw, provider: ProviderConfig, where: string): { price: Price; contextWindow?: number } | undefined {
+  if (m.price) {
+    const price = buildPrice(m.price, where);
+    if (m.free) throw new ConfigError(`${where}: a model with a price cannot be free: true`);
+    return { price };
+  }
+  if (m.free) return { price: buildPrice(undefined, where) };
+  if (provider.type === 'local') return defaultLocalCatalog().find((d) => d.upstreamModel === m.upstream_model);
+  return tablePrice(provider.baseUrl, m.upstream_model);
+}
+
+/** A model that would bill nothing without saying so stops the start, every such model named. */
+function refuseUnpriced(models: ModelEntry[], raw: Raw[], providers: Map<string, ProviderConfig>, source: string): void {
+  const unpriced = models.filter((m) => m.price === UNPRICED);
+  if (unpriced.length === 0) return;
+  const lines = unpriced.map((m) => {
+    const upstream = raw.find((r) => r.id === m.id)!;
+    return `model "${m.id}" (upstream model "${upstream.upstream_model}" at ${providers.get(m.provider)!.baseUrl})`;
+  });
+  throw new ConfigError(
+    `${source}: no price is known for ${unpriced.length === 1 ? 'this model' : 'these models'}:\n  ${lines.join('\n  ')}\n` +
+      'Neither the config nor the price table (@pydantic/genai-prices, matched by upstream model and provider URL) has a price, ' +
+      'and an unpriced model would be served for nothing. Give each a price: { input, output } (USD per million tokens), ' +
+      'or free: true if it costs nothing (a local server).',
+  );
+}
+
+/** Marks a model left without a price until refuseUnpriced reports every such model at once. */
+const UNPRICED: Price = Object.freeze({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n });
+
+function buildModel(m: Raw, provider: ProviderConfig, where: string): ModelEntry {
+  const known = knownPrice(m, provider, where);
+  const price = known?.price ?? UNPRICED;
   // No invented maximum: an agent's default (Claude Code asks for 32000) must reach the upstream.
   const maxOutputTokens: number | undefined = m.max_output_tokens;
-  const contextWindow = m.context_window ?? 200_000;
+  const contextWindow = m.context_window ?? known?.contextWindow ?? 200_000;
   if (maxOutputTokens !== undefined && maxOutputTokens > contextWindow) throw new ConfigError(`${where}: max_output_tokens exceeds context_window`);
   const fast = m.fast
     ? {

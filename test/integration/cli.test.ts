@@ -128,7 +128,7 @@ describe('switchyard admin CLI', () => {
   it('--models reads the catalog SWITCHYARD_CONFIG names, without its providers\' keys, and says so', async () => {
     const config = join(dir, 'catalog.yaml');
     writeFileSync(config, ['providers:', '  up: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: SWITCHYARD_TEST_UNSET_KEY }', 'models:',
-      '  - { id: house-model, provider: up, upstream_model: m, aliases: [house] }', ''].join('\n'));
+      '  - { id: house-model, provider: up, upstream_model: m, free: true, aliases: [house] }', ''].join('\n'));
     const account = await cli('accounts', 'create', 'catalogs');
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, 'keys', 'create', account.id, '--models', 'house'], {
       env: { ...process.env, ...env, SWITCHYARD_CONFIG: config },

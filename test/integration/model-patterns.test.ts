@@ -20,9 +20,9 @@ beforeAll(async () => {
   const catalog = fakeCatalog(fake, {
     models: [
       // claude-* is written first; claude-*haiku* wins for haiku names as the more specific.
-      { id: 'main', provider: 'up-anthropic', upstream_model: 'claude-opus-4-1', patterns: ['claude-*'] },
-      { id: 'quick', provider: 'up-openai', upstream_model: 'gpt-4.1-nano', patterns: ['claude-*haiku*', 'gpt-*-codex*'] },
-      { id: 'claude-sonnet-4-5-20250929', provider: 'up-anthropic', upstream_model: 'claude-sonnet-4-5-20250929' },
+      { id: 'main', provider: 'up-anthropic', upstream_model: 'claude-opus-4-1', patterns: ['claude-*'], free: true },
+      { id: 'quick', provider: 'up-openai', upstream_model: 'gpt-4.1-nano', patterns: ['claude-*haiku*', 'gpt-*-codex*'], free: true },
+      { id: 'claude-sonnet-4-5-20250929', provider: 'up-anthropic', upstream_model: 'claude-sonnet-4-5-20250929', free: true },
     ],
   });
   gw = await startTestGateway({ catalog });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   started = await startFakeGateway((f) => {
     const doc = fakeCatalogDocument(f, { maxRetries: 1, timeouts: { connect_ms: 500, first_byte_ms: 800, idle_ms: 800 } }) as any;
     doc.providers['up-silent'] = { type: 'openai', base_url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, max_retries: 0, timeouts: { connect_ms: 300 } };
-    doc.models.push({ id: 'up-silent', provider: 'up-silent', upstream_model: 'gpt-4o-mini' });
+    doc.models.push({ id: 'up-silent', provider: 'up-silent', upstream_model: 'gpt-4o-mini', free: true });
     return { catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake' }) };
   });
   ({ fake, gw } = started);
