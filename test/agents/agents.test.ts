@@ -8,13 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
-import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeGateway, startTestGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 const BIN = path.resolve(import.meta.dirname, 'clis/node_modules/.bin');
 const installed = (name: string) => existsSync(path.join(BIN, name));
@@ -108,6 +109,47 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
     // The upstream saw the earlier turn (its command and its result) in the conversation.
     expect(fake.requests.some((q) => JSON.stringify(q.body).includes(first) && JSON.stringify(q.body).includes('And now say hello.'))).toBe(true);
   }, 240_000);
+});
+
+/**
+ * The README's minimal catalog, as documented, with its providers pointed at the fake; `swap` moves
+ * the Claude patterns to the OpenAI model, so Claude Code's own model names reach a chat upstream.
+ */
+function readmeMinimalCatalog(swap: boolean): string {
+  const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+  const yaml = /The minimal form:\n+```yaml\n([\s\S]*?)```/.exec(readme)![1];
+  const doc = parseYaml(yaml) as { providers: Record<string, { base_url: string }>; models: Array<{ patterns?: string[] }> };
+  doc.providers.openai.base_url = `${fake.url}/v1`;
+  doc.providers.anthropic.base_url = fake.url;
+  if (swap) [doc.models[0].patterns, doc.models[1].patterns] = [doc.models[1].patterns, doc.models[0].patterns];
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'swy-agent-catalog-')), 'catalog.yaml');
+  writeFileSync(file, toYaml(doc));
+  return file;
+}
+
+describe.skipIf(!installed('claude'))('Claude Code with its defaults and the README minimal catalog', () => {
+  for (const [upstream, swap] of [['Anthropic', false], ['OpenAI', true]] as const) {
+    it(`completes a tool round trip through an ${upstream}-speaking upstream, no model configured in the agent`, async () => {
+      process.env.OPENAI_API_KEY ??= 'sk-fake-openai';
+      process.env.ANTHROPIC_API_KEY ??= 'sk-fake-anthropic';
+      const minimal = await startTestGateway({ configPath: readmeMinimalCatalog(swap) });
+      try {
+        const m = marker();
+        const r = await run('claude', ['-p', `RUN: echo ${m}`, '--output-format', 'json', '--allowedTools', 'Bash'], {
+          ANTHROPIC_BASE_URL: minimal.url,
+          ANTHROPIC_API_KEY: minimal.key,
+          DISABLE_AUTOUPDATER: '1',
+          DISABLE_TELEMETRY: '1',
+        });
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        expect((JSON.parse(r.stdout) as { result: string }).result).toContain(`RESULT: ${m}`);
+        const paths = new Set(fake.requests.map((q) => q.path));
+        expect(paths).toEqual(new Set([swap ? '/v1/chat/completions' : '/v1/messages']));
+      } finally {
+        await minimal.close();
+      }
+    }, 180_000);
+  }
 });
 
 describe.skipIf(!installed('codex'))('Codex', () => {
