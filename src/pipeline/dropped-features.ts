@@ -22,6 +22,7 @@ export function droppedFeatures(req: Request, provider: ProviderType): string[] 
   if (provider !== 'anthropic' && isNonEmpty(serverTools)) {
     out.push(`server tools dropped (the upstream is not Anthropic): ${typesOf(serverTools, (t) => t.type)}`);
   }
+  if (provider !== 'anthropic') out.push(...anthropicOnly(req));
   const ext = req.ext[RESPONSES];
   if (!ext) return out;
   const refs = ext.droppedReferences;
@@ -33,6 +34,32 @@ export function droppedFeatures(req: Request, provider: ProviderType): string[] 
   if (isNonEmpty(ext.otherItems)) {
     out.push(`input items dropped (the upstream is not Responses-speaking): ${typesOf(ext.otherItems, (i) => (i.item as { type?: unknown } | undefined)?.type)}`);
   }
+  return out;
+}
+
+/**
+ * Ext keys of a Messages request that are not client fields an Anthropic upstream would lose:
+ * server tools (warned above), raw values kept for translation, and `metadata`, whose `user_id`
+ * the gateway records as the end user.
+ */
+const NOT_CLIENT_FIELDS = new Set(['serverTools', 'reasoning_effort', 'metadata']);
+
+/**
+ * What only an Anthropic upstream reads of a Messages request: its unknown body fields (`top_k`,
+ * `context_management`, `container`, the rest of `output_config` ...) and the `anthropic-beta`
+ * header. Claude Code's gateway contract asks for both to be forwarded unchanged, which only an
+ * Anthropic upstream can take; elsewhere each is named in a warning.
+ */
+function anthropicOnly(req: Request): string[] {
+  const out: string[] = [];
+  const ext = req.ext[ANTHROPIC] ?? {};
+  const fields = Object.keys(ext).filter((k) => !NOT_CLIENT_FIELDS.has(k));
+  const config = ext.output_config;
+  // output_config.format travels in the IR; only its other members are lost.
+  const lost = fields.filter((k) => k !== 'output_config' || (typeof config === 'object' && config !== null && Object.keys(config).some((c) => c !== 'format')));
+  if (lost.length) out.push(`fields dropped (the upstream is not Anthropic): ${lost.join(', ')}`);
+  const betas = req.passHeaders['anthropic-beta'];
+  if (betas) out.push(`anthropic-beta dropped (the upstream is not Anthropic): ${betas}`);
   return out;
 }
 
