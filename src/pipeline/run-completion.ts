@@ -163,7 +163,10 @@ async function* runAttempts(
       const result: AttemptResult = step.value;
       const { outcome } = result;
       inFlight = undefined;
-      chargeAttempt(charges, summary, cand, meter, outcome.kind === 'failed');
+      // A non-streamed client never sees a failed attempt's output (nor one the drain ended): it
+      // pays for the input only; the tokens stay on its usage record, the operator's cost.
+      const unseen = !req.stream && (outcome.kind === 'failed' || (outcome.kind === 'cancelled' && isGatewayError(ctx.signal.reason)));
+      chargeAttempt(charges, summary, cand, meter, outcome.kind === 'failed', unseen);
       const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
       summary.attempts.push(attemptRecord(cand, outcome));
       summary.servedModel = cand.model.id;
@@ -260,13 +263,16 @@ function holdHeartbeat(deps: PipelineDeps, ctx: CallContext): () => void {
 
 /**
  * Adds an attempt's charge: the upstream's usage where it reported it, else the tokenizer over
- * what was produced. An attempt that failed before producing anything costs nothing.
+ * what was produced. An attempt that failed before producing anything costs nothing. When the
+ * client never received the output (`outputUnseen`), the cost covers the input only; the usage,
+ * output tokens included, is recorded as it was.
  */
-function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, meter: OutputMeter, failed: boolean): void {
+function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, meter: OutputMeter, failed: boolean, outputUnseen = false): void {
   if (failed && !meter.emittedOutput && !meter.usage) return;
   const usage = billableUsage(meter, summary.inputTokens);
   if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0) {
-    charges.push({ model: cand.model.id, usage, cost: costOf(usage, cand.price) });
+    const billed = outputUnseen ? { ...usage, output: { total: 0, reasoning: 0 } } : usage;
+    charges.push({ model: cand.model.id, usage, cost: costOf(billed, cand.price) });
   }
 }
 
