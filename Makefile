@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install generate check-generated typecheck lint build test test-unit run fuzz fuzz-schemathesis bench agents clean
+.PHONY: all install generate check-generated typecheck lint build pack test test-unit run fuzz fuzz-schemathesis bench agents clean
 
 all: test
 
@@ -28,11 +28,10 @@ typecheck: install
 lint: install typecheck
 	npx depcruise --config .dependency-cruiser.cjs src
 
-## Compile src/ to JavaScript in dist/ (what a deployment runs: node dist/src/main.js serve).
+## Compile src/ to JavaScript in dist/ (what a deployment and the npm package run: node dist/src/main.js serve).
+## Types are checked by lint; tools/build.mjs only strips them (esbuild).
 build: install
-	rm -rf dist
-	npx tsc -p tsconfig.build.json
-	mkdir -p dist/generated && cp generated/openapi.yaml dist/generated/
+	npm run build
 
 ## The README's test command: staleness check, types, layering, then every test.
 test: install check-generated lint
@@ -58,6 +57,10 @@ test/agents/clis/node_modules/.installed: test/agents/clis/package.json test/age
 fuzz-schemathesis:
 	@command -v docker >/dev/null || { echo "needs a Docker engine (not on the CI machines); use make fuzz"; exit 1; }
 	docker run --rm --network host -v "$(CURDIR)/generated:/spec:ro" schemathesis/schemathesis:stable run /spec/openapi.yaml --url http://127.0.0.1:8080 --checks all -H "Authorization: Bearer $$SWITCHYARD_KEY"
+
+## The installable package (switchyard-<version>.tgz): npm install it anywhere and run `switchyard serve`.
+pack: install
+	npm pack
 
 ## The gateway runs as deployed: compiled by `make build`.
 bench: build

@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx (no build step).
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/main.ts');
+// The `switchyard` command. In the npm package (no src/) it runs the compiled JavaScript in dist/,
+// which `npm pack` builds, so an install needs neither tsx nor TypeScript. In a clone it runs the
+// TypeScript in src/ through tsx, as `make run` does, so it never runs a stale build.
+import { existsSync } from 'node:fs';
+
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import(new URL('../dist/src/main.js', import.meta.url).href);
+}
