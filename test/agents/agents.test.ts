@@ -118,9 +118,12 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
 function readmeMinimalCatalog(swap: boolean): string {
   const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
   const yaml = /The minimal form:\n+```yaml\n([\s\S]*?)```/.exec(readme)![1];
-  const doc = parseYaml(yaml) as { providers: Record<string, { base_url: string }>; models: Array<{ patterns?: string[] }> };
+  const doc = parseYaml(yaml) as { providers: Record<string, { base_url: string }>; models: Array<{ patterns?: string[]; price?: unknown; free?: boolean }> };
   doc.providers.openai.base_url = `${fake.url}/v1`;
   doc.providers.anthropic.base_url = fake.url;
+  // The price table prices these models at OpenAI's and Anthropic's URLs only; at the fake's, an
+  // unpriced model stops the start, so they are served free here.
+  for (const m of doc.models) if (m.price === undefined) m.free = true;
   if (swap) [doc.models[0].patterns, doc.models[1].patterns] = [doc.models[1].patterns, doc.models[0].patterns];
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'swy-agent-catalog-')), 'catalog.yaml');
   writeFileSync(file, toYaml(doc));
