@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install generate check-generated typecheck lint build pack test test-unit run fuzz fuzz-schemathesis bench agents clean
+.PHONY: all install generate check-generated typecheck lint build pack test test-unit test-faults run fuzz fuzz-schemathesis bench agents clean
 
 all: test
 
@@ -36,6 +36,11 @@ build: install
 ## The README's test command: staleness check, types, layering, then every test.
 test: install check-generated lint
 	npx vitest run
+
+## The fault suite alone (drain, database outages, settlement, bodies, credentials; part of `make test`).
+## PostgreSQL cases run when TEST_DATABASE_URL is set.
+test-faults: install
+	npx vitest run test/faults test/ledger/late-capture.test.ts
 
 run: install
 	$(NODE_RUN) src/main.ts serve --demo
