@@ -85,7 +85,7 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
     });
 
   for (const model of ['up-anthropic', 'up-openai']) {
-    it(`runs a shell command through a tool round trip (${model} upstream), with its defaults`, async () => {
+    it(`runs a shell command through a tool round trip (${model} upstream)${model === 'up-anthropic' ? ', its signed thinking sent back with the result' : ''}`, async () => {
       const m = marker();
       const r = await claude(model, `RUN: echo ${m}`);
       expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -93,6 +93,14 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
       expect(out.is_error).toBe(false);
       expect(out.result).toContain(`RESULT: ${m}`);
       expect(roundTrip().result).toBeDefined();
+      if (model === 'up-anthropic') {
+        // Claude Code asks for adaptive thinking; the signed block goes back with the tool's result.
+        const call = fake.requests.find((q) => JSON.stringify(q.body).includes('RUN: echo') && (q.body as { thinking?: unknown }).thinking);
+        expect(call, 'Claude Code asked for thinking').toBeDefined();
+        const withResult = fake.requests.find((q) => JSON.stringify(q.body).includes('tool_result'))!.body as { messages: Array<{ role: string; content: unknown }> };
+        const assistant = withResult.messages.filter((msg) => msg.role === 'assistant').at(-1)!;
+        expect((assistant.content as Array<Record<string, unknown>>)[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^agent-signature-call_agent_/) });
+      }
       // Claude Code asks for 32000 output tokens by default; the gateway must not refuse it.
       expect(fake.requests.every((q) => q.path.endsWith('/messages') || q.path.endsWith('/chat/completions'))).toBe(true);
     }, 180_000);
@@ -112,7 +120,8 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
 });
 
 /**
- * The README's minimal catalog, as documented, with its providers pointed at the fake; `swap` moves
+ * The README's minimal catalog, as documented, with its providers pointed at the fake (and so a
+ * price of its own: the price table matches the providers' real URLs); `swap` moves
  * the Claude patterns to the OpenAI model, so Claude Code's own model names reach a chat upstream.
  */
 function readmeMinimalCatalog(swap: boolean): string {

@@ -3,13 +3,15 @@
  * gateway: the scenario `{ agent: true }`. It reads the conversation in whichever protocol the
  * gateway speaks to it:
  * - the last user text holds `RUN: <command>` and the request offers a shell tool (Claude Code's
- *   `Bash`, Codex's `shell`, `shell_command` or `exec_command`): it calls that tool with the command;
+ *   `Bash`, Codex's `shell`, `shell_command` or `exec_command`): it calls that tool with the command,
+ *   after a signed thinking block when Anthropic's thinking is asked for (so a test can check that
+ *   the agent sends it back, signature intact, with the tool's result);
  * - the last turn is that tool's result: it answers `RESULT: <last line of the result>` (agents put
  *   their own headers first), so a test
  *   sees that the command ran on the client and its output travelled back upstream;
  * - anything else (titles, summaries, a plain question): `OK: <the question's first words>`.
  */
-import type { ToolCall } from './generate.js';
+import type { Thinking, ToolCall } from './generate.js';
 import type { WireProtocol } from './protocols.js';
 
 type Json = Record<string, unknown>;
@@ -17,6 +19,7 @@ type Json = Record<string, unknown>;
 export interface AgentAnswer {
   text: string;
   toolCall?: ToolCall;
+  thinking?: Thinking;
 }
 
 const SHELL_TOOLS = ['Bash', 'shell', 'shell_command', 'exec_command'];
@@ -30,9 +33,16 @@ export function agentTurn(protocol: WireProtocol, body: Json): AgentAnswer {
   const tool = offeredTools(protocol, body).find((t) => SHELL_TOOLS.includes(t.name));
   if (command && tool) {
     const id = `call_agent_${turns.length}`;
-    return { text: 'Running it.', toolCall: { id, name: tool.name, arguments: JSON.stringify(shellArguments(tool.schema, command)) } };
+    const toolCall = { id, name: tool.name, arguments: JSON.stringify(shellArguments(tool.schema, command)) };
+    return { text: 'Running it.', toolCall, thinking: thinks(protocol, body) ? { text: `The user wants \`${command}\` run; the shell tool does that.`, signature: `agent-signature-${id}` } : undefined };
   }
   return { text: `OK: ${userText.replace(/<[^>]+>[^<]*<\/[^>]+>/g, '').trim().split(/\s+/).slice(0, 6).join(' ')}` };
+}
+
+/** Anthropic's thinking asked for (enabled or adaptive): the tool call comes after a signed thinking block. */
+function thinks(protocol: WireProtocol, body: Json): boolean {
+  const type = (body.thinking as Json | undefined)?.type;
+  return protocol === 'anthropic-messages' && (type === 'enabled' || type === 'adaptive');
 }
 
 interface Turn {

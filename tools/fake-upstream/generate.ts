@@ -7,7 +7,13 @@ export interface GenerateInput {
   words: number;
   ignoreMaxTokens: boolean;
   /** Answer with this text instead of generated words, and/or end with this tool call (see agent.ts). */
-  answer?: { text?: string; toolCall?: ToolCall };
+  answer?: { text?: string; toolCall?: ToolCall; thinking?: Thinking };
+}
+
+/** A signed thinking block before the answer (Anthropic's protocol only). */
+export interface Thinking {
+  text: string;
+  signature: string;
 }
 
 export interface ToolCall {
@@ -25,6 +31,7 @@ interface Plan {
   truncated: boolean;
   inputTokens: number;
   toolCall?: ToolCall;
+  thinking?: Thinking;
 }
 
 function plan(input: GenerateInput): Plan {
@@ -40,6 +47,7 @@ function plan(input: GenerateInput): Plan {
     truncated: !given && count < input.words,
     inputTokens: Math.max(1, Math.ceil(prompt.length / 4)),
     toolCall: input.answer?.toolCall,
+    thinking: input.answer?.thinking,
   };
 }
 
@@ -75,19 +83,21 @@ function chatEvents(p: Plan, includeUsage: boolean): string[] {
 
 function anthropicEvents(p: Plan): string[] {
   const message = { id: 'msg_fake', type: 'message', role: 'assistant', model: p.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: p.inputTokens, output_tokens: 1 } };
-  const out = [
-    sse({ type: 'message_start', message }, 'message_start'),
-    sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
-    sse({ type: 'ping' }, 'ping'),
-  ];
-  for (const c of p.chunks) out.push(sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: c } }, 'content_block_delta'));
-  out.push(sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'));
-  const call = p.toolCall;
-  if (call) {
-    out.push(sse({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }, 'content_block_start'));
-    out.push(sse({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: call.arguments } }, 'content_block_delta'));
-    out.push(sse({ type: 'content_block_stop', index: 1 }, 'content_block_stop'));
+  const out = [sse({ type: 'message_start', message }, 'message_start')];
+  let index = 0;
+  const block = (start: unknown, deltas: unknown[]) => {
+    out.push(sse({ type: 'content_block_start', index, content_block: start }, 'content_block_start'));
+    if (index === 0) out.push(sse({ type: 'ping' }, 'ping'));
+    for (const delta of deltas) out.push(sse({ type: 'content_block_delta', index, delta }, 'content_block_delta'));
+    out.push(sse({ type: 'content_block_stop', index }, 'content_block_stop'));
+    index++;
+  };
+  if (p.thinking) {
+    block({ type: 'thinking', thinking: '', signature: '' }, [{ type: 'thinking_delta', thinking: p.thinking.text }, { type: 'signature_delta', signature: p.thinking.signature }]);
   }
+  block({ type: 'text', text: '' }, p.chunks.map((c) => ({ type: 'text_delta', text: c })));
+  const call = p.toolCall;
+  if (call) block({ type: 'tool_use', id: call.id, name: call.name, input: {} }, [{ type: 'input_json_delta', partial_json: call.arguments }]);
   const delta = { stop_reason: finishOf(p, 'tool_use', 'max_tokens', 'end_turn'), stop_sequence: null };
   out.push(sse({ type: 'message_delta', delta, usage: { output_tokens: p.chunks.length } }, 'message_delta'));
   out.push(sse({ type: 'message_stop' }, 'message_stop'));
@@ -147,7 +157,10 @@ export function generateJson(input: GenerateInput): Record<string, unknown> {
   if (input.protocol === 'anthropic-messages') {
     return {
       id: 'msg_fake', type: 'message', role: 'assistant', model: p.model,
-      content: [{ type: 'text', text }, ...(p.toolCall ? [{ type: 'tool_use', id: p.toolCall.id, name: p.toolCall.name, input: JSON.parse(p.toolCall.arguments) as unknown }] : [])],
+      content: [
+        ...(p.thinking ? [{ type: 'thinking', thinking: p.thinking.text, signature: p.thinking.signature }] : []),
+        { type: 'text', text },
+        ...(p.toolCall ? [{ type: 'tool_use', id: p.toolCall.id, name: p.toolCall.name, input: JSON.parse(p.toolCall.arguments) as unknown }] : [])],
       stop_reason: finishOf(p, 'tool_use', 'max_tokens', 'end_turn'), stop_sequence: null,
       usage: { input_tokens: p.inputTokens, output_tokens: p.chunks.length },
     };
