@@ -9,7 +9,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { readFileSync } from 'node:fs';
+import { scriptsDir, startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bodyErrors } from '../support/stream-checks.js';
@@ -135,5 +136,26 @@ describe('stored Responses', () => {
     // Nothing of it reached the upstream.
     expect(fake.requests).toHaveLength(1);
     expect((await oa.responses.retrieve(mine.id)).id).toBe(mine.id);
+  });
+
+  it('stored reasoning goes back signed only to the provider kind that produced it', async () => {
+    fake.script('script:anthropic-messages/stream-thinking');
+    const stream = await oa.responses.create({ model: 'up-anthropic', input: 'How do I cross the street?', reasoning: { effort: 'medium' }, stream: true });
+    let first: any;
+    for await (const ev of stream) if (ev.type === 'response.completed') first = ev.response;
+    const signature = readFileSync(`${scriptsDir()}/anthropic-messages/stream-thinking.sse`, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => JSON.parse(l.slice(5)))
+      .find((e) => e.delta?.type === 'signature_delta').delta.signature;
+
+    fake.script('words:3', 'words:3');
+    await oa.responses.create({ model: 'up-anthropic', input: 'Thanks!', previous_response_id: first.id, reasoning: { effort: 'medium' } });
+    const assistant = (fake.requests[1].body as any).messages[1];
+    expect(assistant.content[0]).toMatchObject({ type: 'thinking', signature });
+    // The same stored turn continued on an OpenAI upstream: the signature stays behind.
+    await oa.responses.create({ model: 'up-openai', input: 'Thanks!', previous_response_id: first.id });
+    expect(JSON.stringify(fake.requests[2].body)).not.toContain(signature);
+    expect(upstreamMessages(2).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 });
