@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { scriptsDir, startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { ResponseStore } from '../../src/ledger/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bodyErrors } from '../support/stream-checks.js';
@@ -157,5 +158,23 @@ describe('stored Responses', () => {
     await oa.responses.create({ model: 'up-openai', input: 'Thanks!', previous_response_id: first.id });
     expect(JSON.stringify(fake.requests[2].body)).not.toContain(signature);
     expect(upstreamMessages(2).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('a stored response expires after the retention: not found, not referable, and purged by a later store', async () => {
+    let now = Date.now();
+    const store = new ResponseStore(gw.ledger.db, 60_000, () => now);
+    const item = { type: 'message', id: 'msg_ret_0', role: 'assistant', content: [] };
+    await store.store(gw.accountId, { id: 'resp_retention_1', output: [item] }, [], []);
+    expect((await store.get(gw.accountId, 'resp_retention_1'))?.response).toMatchObject({ id: 'resp_retention_1' });
+    expect([...(await store.items(gw.accountId, ['msg_ret_0'])).keys()]).toEqual(['msg_ret_0']);
+    now += 60_001;
+    expect(await store.get(gw.accountId, 'resp_retention_1')).toBeUndefined();
+    expect((await store.items(gw.accountId, ['msg_ret_0'])).size).toBe(0);
+    expect(await store.delete(gw.accountId, 'resp_retention_1')).toBe(false);
+    // The next store (past the purge interval) deletes the expired row.
+    now += 10 * 60_000;
+    await store.store(gw.accountId, { id: 'resp_retention_2', output: [] }, [], []);
+    const rows = await gw.ledger.db.selectFrom('stored_responses').select('id').where('id', '=', 'resp_retention_1').execute();
+    expect(rows).toEqual([]);
   });
 });
