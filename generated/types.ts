@@ -11,13 +11,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service status */
+        /**
+         * Service status
+         * @description Liveness: answers while the process serves requests.
+         */
         get: operations["getRoot"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        /** Service status (headers only) */
+        /**
+         * Service status (headers only)
+         * @description Liveness for load balancers that probe with HEAD.
+         */
         head: operations["headRoot"];
         patch?: never;
         trace?: never;
@@ -29,10 +35,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List accounts, newest first, a page at a time */
+        /**
+         * List accounts, newest first, a page at a time
+         * @description Every account, newest first; page with `before_id` set to the previous page's `last_id`.
+         */
         get: operations["adminListAccounts"];
         put?: never;
-        /** Create an account */
+        /**
+         * Create an account
+         * @description Creates a billing account, optionally with an opening balance (journaled as a credit).
+         */
         post: operations["adminCreateAccount"];
         delete?: never;
         options?: never;
@@ -47,7 +59,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an account */
+        /**
+         * Get an account
+         * @description An account with its balance, the amount held by requests in flight, and what is available.
+         */
         get: operations["adminGetAccount"];
         put?: never;
         post?: never;
@@ -66,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add (or correct) credits */
+        /**
+         * Add (or correct) credits
+         * @description Adds credits to an account, or corrects with a negative amount; journaled with its reason. A balance never exceeds 2^53 - 1 nor goes below zero through a correction.
+         */
         post: operations["adminAddCredits"];
         delete?: never;
         options?: never;
@@ -81,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an account's ledger, newest first, a page at a time */
+        /**
+         * Read an account's ledger, newest first, a page at a time
+         * @description The account's journal: credits and per-attempt captures, each with the balance right after it.
+         */
         get: operations["adminGetLedger"];
         put?: never;
         post?: never;
@@ -98,7 +119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an account's usage records, newest first, a page at a time */
+        /**
+         * Read an account's usage records, newest first, a page at a time
+         * @description One record per request: model, tokens, cost, latency, end user and session; filterable by end user and session.
+         */
         get: operations["adminGetUsage"];
         put?: never;
         post?: never;
@@ -115,10 +139,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys */
+        /**
+         * List API keys
+         * @description API keys (never their secrets), all or one account's.
+         */
         get: operations["adminListKeys"];
         put?: never;
-        /** Create an API key */
+        /**
+         * Create an API key
+         * @description Issues an API key for an account; the secret is shown only in this answer (the gateway keeps its hash).
+         */
         post: operations["adminCreateKey"];
         delete?: never;
         options?: never;
@@ -136,7 +166,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description Revokes a key at once: the next request with it is a 401.
+         */
         delete: operations["adminRevokeKey"];
         options?: never;
         head?: never;
@@ -174,7 +207,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document */
+        /**
+         * This OpenAPI document
+         * @description The published contract (generated/openapi.yaml) as JSON; SDKs are generated from it.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -191,7 +227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the caller's balance */
+        /**
+         * Get the caller's balance
+         * @description The balance of the account that owns the calling key, in nanodollars.
+         */
         get: operations["getBalance"];
         put?: never;
         post?: never;
@@ -250,7 +289,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Count input tokens */
+        /**
+         * Count input tokens
+         * @description Anthropic's token counting: the input tokens the request would use, counted with the model's tokenizer. Nothing is billed.
+         */
         post: operations["countMessageTokens"];
         delete?: never;
         options?: never;
@@ -285,7 +327,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a model */
+        /**
+         * Get a model
+         * @description One catalog model by id or alias, in OpenAI's shape or, with `anthropic-version`, Anthropic's.
+         */
         get: operations["getModel"];
         put?: never;
         post?: never;
@@ -430,6 +475,8 @@ export interface components {
             capabilities?: components["schemas"]["ModelCapabilities"];
             /** @description Id of the fast variant, or null when there is none. */
             fast_variant?: string | null;
+            /** @description The kind of provider that serves the model: openai, anthropic, openai-responses, local, ... */
+            provider?: string;
         } & {
             [key: string]: unknown;
         };
@@ -663,6 +710,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description One `data:` payload of the chat stream: chunks, or an error after the stream started. The stream
+         *     ends with the literal `data: [DONE]`, which is not JSON.
+         */
+        ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["ChatStreamError"];
         ChatCompletionTokensDetails: {
             /** Format: int64 */
             reasoning_tokens?: number;
@@ -781,6 +833,10 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        /** @description An error after the stream started: one `data:` payload in OpenAI's error shape, then `data: [DONE]`. */
+        ChatStreamError: {
+            error: components["schemas"]["OpenAIError"];
         };
         /** @description Streaming options. */
         ChatStreamOptions: {
@@ -1002,6 +1058,9 @@ export interface components {
             /** Format: int32 */
             top_k?: number;
             metadata?: components["schemas"]["MessageMetadata"];
+            output_config?: components["schemas"]["MessageOutputConfig"] | null;
+            /** @description Deprecated spelling of `output_config.format`; read when that is absent. */
+            output_format?: components["schemas"]["MessageOutputFormat"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1009,7 +1068,7 @@ export interface components {
         CreateResponseRequest: {
             /** @description Model id or alias from the catalog. */
             model: string;
-            /** @description The conversation: a user message as a string, or items. Required: without stored responses there is nothing to continue from. */
+            /** @description The conversation (with `previous_response_id`, its new turns): a user message as a string, or items. */
             input: string | components["schemas"]["ResponseInputItem"][];
             instructions?: string | null;
             tools?: components["schemas"]["ResponseTool"][];
@@ -1027,6 +1086,7 @@ export interface components {
             /** @description Continue from a stored response of this account: its input and output items come before `input` (its `instructions` do not carry over). Unknown, expired, deleted or another account's: 404. */
             previous_response_id?: string | null;
             service_tier?: string | null;
+            text?: components["schemas"]["ResponseTextConfig"] | null;
             /** @description Gateway: extended reasoning. */
             thinking?: components["schemas"]["ThinkingParam"];
             /** @description Gateway: prefer the model's fast variant. */
@@ -1253,6 +1313,25 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Output options; `format` is read, the rest goes to Anthropic upstreams unchanged. */
+        MessageOutputConfig: {
+            format?: components["schemas"]["MessageOutputFormat"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Output constrained to a JSON schema (structured outputs); every model gets it. */
+        MessageOutputFormat: {
+            /** @enum {string} */
+            type: "json_schema";
+            /** @description JSON Schema of the output (default: any object). */
+            schema?: {
+                [key: string]: unknown;
+            };
+            name?: string;
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description One turn of the conversation. */
         MessageParam: components["schemas"]["UserMessageParam"] | components["schemas"]["AssistantMessageParam"] | components["schemas"]["SystemMessageParam"];
         /** @description An Anthropic server tool (web_search_20250305, bash_20250124, ...), passed through. */
@@ -1370,6 +1449,8 @@ export interface components {
             capabilities?: components["schemas"]["ModelCapabilities"];
             /** @description Id of the fast variant, or null when there is none. */
             fast_variant?: string | null;
+            /** @description The kind of provider that serves the model: openai, anthropic, openai-responses, local, ... */
+            provider?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1739,6 +1820,30 @@ export interface components {
             usage?: components["schemas"]["ResponseUsage"] | null;
             error: components["schemas"]["ResponseError"] | null;
             incomplete_details: components["schemas"]["ResponseIncompleteDetails"] | null;
+            /** @description Always false: the gateway runs nothing in the background. */
+            background?: boolean;
+            /** @description The request's `instructions`, or null. */
+            instructions?: string | null;
+            /** @description The request's output ceiling, or null when it named none. */
+            max_output_tokens?: number | null;
+            parallel_tool_calls?: boolean;
+            /** @description The request's `previous_response_id`, or null. */
+            previous_response_id?: string | null;
+            reasoning?: components["schemas"]["ResponseReasoningEcho"];
+            /** @description Whether the response is stored (readable with GET /v1/responses/{id}). */
+            store?: boolean;
+            temperature?: number | null;
+            text?: components["schemas"]["ResponseTextConfig"];
+            tool_choice?: components["schemas"]["ResponseToolChoice"];
+            tools?: components["schemas"]["ResponseTool"][];
+            top_p?: number | null;
+            /** @description Always `disabled`. */
+            truncation?: string;
+            /** @description The request's `user`, when it named one. */
+            user?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description Gateway extension: the fallback attempts and the variant served. */
             switchyard?: components["schemas"]["SwitchyardInfo"];
         } & {
@@ -1872,6 +1977,11 @@ export interface components {
             reasoning_tokens: number;
         } & {
             [key: string]: unknown;
+        };
+        /** @description The reasoning options the response ran with. */
+        ResponseReasoningEcho: {
+            effort: string | null;
+            summary: string | null;
         };
         /** @description Reasoning item; `encrypted_content` is passed back byte for byte. */
         ResponseReasoningItem: {
@@ -2024,6 +2134,51 @@ export interface components {
             /** @enum {string} */
             type: "summary_text";
             text: string;
+        };
+        /** @description Text output options; echoed in the response. */
+        ResponseTextConfig: {
+            format?: components["schemas"]["ResponseTextFormat"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The shape of the output text. */
+        ResponseTextFormat: components["schemas"]["ResponseTextFormatText"] | components["schemas"]["ResponseTextFormatJsonObject"] | components["schemas"]["ResponseTextFormatJsonSchema"];
+        /** @description Output that is a JSON object. */
+        ResponseTextFormatJsonObject: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "json_object";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Output constrained to a JSON schema; every model gets it (a local model follows the schema, others get it in their own protocol). */
+        ResponseTextFormatJsonSchema: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "json_schema";
+            name: string;
+            /** @description JSON Schema of the output. */
+            schema: {
+                [key: string]: unknown;
+            };
+            description?: string;
+            strict?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Plain text output (the default). */
+        ResponseTextFormatText: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text";
+        } & {
+            [key: string]: unknown;
         };
         ResponseTool: components["schemas"]["ResponseFunctionTool"] | components["schemas"]["ResponseOtherTool"];
         ResponseToolChoice: ("none" | "auto" | "required") | components["schemas"]["ResponseToolChoiceObject"];
@@ -2471,10 +2626,7 @@ export interface operations {
                 /** @description Only accounts created before this one: the previous page's `last_id`. */
                 before_id?: components["schemas"]["LedgerText"];
             };
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2575,10 +2727,7 @@ export interface operations {
     adminCreateAccount: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2683,10 +2832,7 @@ export interface operations {
     adminGetAccount: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 account_id: components["schemas"]["LedgerText"];
             };
@@ -2789,10 +2935,7 @@ export interface operations {
     adminAddCredits: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 account_id: components["schemas"]["LedgerText"];
             };
@@ -2903,10 +3046,7 @@ export interface operations {
                 /** @description Only entries older than this journal id: the previous page's `last_id`. */
                 before_id?: string;
             };
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 account_id: components["schemas"]["LedgerText"];
             };
@@ -3017,10 +3157,7 @@ export interface operations {
                 /** @description Only the records of this session (`session` of a record). */
                 session?: components["schemas"]["LedgerText"];
             };
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 account_id: components["schemas"]["LedgerText"];
             };
@@ -3125,10 +3262,7 @@ export interface operations {
             query?: {
                 account_id?: components["schemas"]["LedgerText"];
             };
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3229,10 +3363,7 @@ export interface operations {
     adminCreateKey: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3337,10 +3468,7 @@ export interface operations {
     adminRevokeKey: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 key_id: components["schemas"]["LedgerText"];
             };
@@ -3443,10 +3571,7 @@ export interface operations {
     adminUpdateKey: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <admin key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 key_id: components["schemas"]["LedgerText"];
             };
@@ -3829,10 +3954,7 @@ export interface operations {
     getBalance: {
         parameters: {
             query?: never;
-            header?: {
-                authorization?: string;
-                "x-api-key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3969,10 +4091,7 @@ export interface operations {
     createChatCompletion: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <API key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3989,7 +4108,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ChatCompletionStreamEvent"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4118,10 +4237,6 @@ export interface operations {
                 beta?: string;
             };
             header?: {
-                /** @description API key. */
-                "x-api-key"?: string;
-                /** @description `Bearer <API key>`, accepted as an alternative to x-api-key. */
-                authorization?: string;
                 /** @description Protocol version date, e.g. 2023-06-01. */
                 "anthropic-version"?: string;
                 /** @description Alias of anthropic-version. */
@@ -4145,7 +4260,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["MessageStreamEvent"];
                 };
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
@@ -4283,10 +4398,6 @@ export interface operations {
                 beta?: string;
             };
             header?: {
-                /** @description API key. */
-                "x-api-key"?: string;
-                /** @description `Bearer <API key>`, accepted as an alternative to x-api-key. */
-                authorization?: string;
                 /** @description Protocol version date, e.g. 2023-06-01. */
                 "anthropic-version"?: string;
                 /** @description Alias of anthropic-version. */
@@ -4451,8 +4562,6 @@ export interface operations {
                 before_id?: string;
             };
             header?: {
-                authorization?: string;
-                "x-api-key"?: string;
                 "anthropic-version"?: string;
             };
             path?: never;
@@ -4601,8 +4710,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                authorization?: string;
-                "x-api-key"?: string;
                 "anthropic-version"?: string;
             };
             path: {
@@ -4752,10 +4859,7 @@ export interface operations {
     createResponse: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <API key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4772,7 +4876,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResponseObject"];
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
@@ -4897,10 +5001,7 @@ export interface operations {
     getResponse: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <API key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 response_id: string;
             };
@@ -5039,10 +5140,7 @@ export interface operations {
     deleteResponse: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description `Bearer <API key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 response_id: string;
             };
@@ -5187,10 +5285,7 @@ export interface operations {
                 /** @description Only items after this item id, in the chosen order. */
                 after?: string;
             };
-            header?: {
-                /** @description `Bearer <API key>`. */
-                authorization?: string;
-            };
+            header?: never;
             path: {
                 response_id: string;
             };

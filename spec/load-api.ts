@@ -1,4 +1,4 @@
-import { AJV_OPTIONS } from '../src/http/openapi-document.js';
+import { AJV_OPTIONS, forValidation } from '../src/http/openapi-document.js';
 // Test helper: the generated document loaded exactly as the server loads it.
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, ValidationContext } from 'openapi-backend';
@@ -12,7 +12,7 @@ export function readDocument(): Record<string, any> {
 
 export async function loadApi(): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
-    definition: readDocument() as any,
+    definition: forValidation(readDocument()) as any,
     strict: true,
     quick: false,
     ajvOpts: AJV_OPTIONS as any,

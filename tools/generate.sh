@@ -16,11 +16,8 @@ node_modules/.bin/tsp compile spec --output-dir "$tmp/tsp" >"$tmp/tsp.log" 2>&1 
   cat "$tmp/tsp.log" >&2
   exit 1
 }
-# Types come from the same normalized document except that discriminator.mapping is kept:
-# without it openapi-typescript turns every tag into the schema name (see normalize-openapi.ts).
-node --import tsx tools/normalize-openapi.ts "$tmp/tsp/openapi.yaml" "$out/openapi.yaml" \
-  --types-input "$tmp/types-input.yaml"
-node_modules/.bin/openapi-typescript "$tmp/types-input.yaml" --output "$out/types.ts" >"$tmp/ots.log" 2>&1 || {
+node --import tsx tools/normalize-openapi.ts "$tmp/tsp/openapi.yaml" "$out/openapi.yaml"
+node_modules/.bin/openapi-typescript "$out/openapi.yaml" --output "$out/types.ts" >"$tmp/ots.log" 2>&1 || {
   cat "$tmp/ots.log" >&2
   exit 1
 }

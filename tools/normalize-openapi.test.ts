@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { forValidation } from '../src/http/openapi-document.js';
 import { normalizeOpenApi, renderYaml } from './normalize-openapi.js';
 
 describe('normalizeOpenApi', () => {
@@ -27,10 +28,11 @@ describe('normalizeOpenApi', () => {
     expect(normalizeOpenApi({ type: ['string'] })).toEqual({ type: 'string' });
   });
 
-  it('drops discriminator.mapping unless asked to keep it', () => {
+  it('keeps discriminator.mapping (generators need it; only the validator copy drops it)', () => {
     const doc = { oneOf: [], discriminator: { propertyName: 'type', mapping: { a: '#/x' } } };
-    expect(normalizeOpenApi(doc).discriminator).toEqual({ propertyName: 'type' });
-    expect(normalizeOpenApi(doc, { keepMapping: true }).discriminator.mapping).toEqual({ a: '#/x' });
+    expect(normalizeOpenApi(doc).discriminator).toEqual({ propertyName: 'type', mapping: { a: '#/x' } });
+    expect(forValidation(doc).discriminator).toEqual({ propertyName: 'type' });
+    expect(doc.discriminator.mapping).toEqual({ a: '#/x' });
   });
 
   it('drops explode on scalar parameters only', () => {

@@ -1,14 +1,13 @@
 /**
  * Rewrites TypeSpec's OpenAPI 3.1 output into a form that openapi-backend 5.21
- * (draft-07 AJV, strict document check) and openapi-typescript both accept.
+ * (draft-07 AJV, strict document check) and the SDK generators all accept.
  * See shared/notes/stack-notes.md §2 (P3, P4, P5, P23).
  *
- *   node --import tsx tools/normalize-openapi.ts <in.yaml> <out.yaml> [--types-input <path>]
+ *   node --import tsx tools/normalize-openapi.ts <in.yaml> <out.yaml>
  *
- * `--types-input` also writes a copy that keeps `discriminator.mapping`, for
- * openapi-typescript only: without a mapping,
- * openapi-typescript replaces each variant's tag with the schema *name*
- * (`role: "ChatAssistantMessage"`), so types are generated from a copy that keeps it.
+ * `discriminator.mapping` is kept: without it generators type each variant's tag as the schema
+ * *name* (`role: "ChatAssistantMessage"`). The validator's copy drops it (forValidation in
+ * src/http/openapi-document.ts), since AJV refuses it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -61,16 +60,6 @@ function rewriteNullable(node: JsonObject): void {
   }
 }
 
-/** AJV's `discriminator: true` refuses `mapping`; it derives the mapping from each branch's tag enum. */
-function rewriteDiscriminator(node: JsonObject): void {
-  if (isObject(node.discriminator)) delete node.discriminator.mapping;
-}
-
-export interface NormalizeOptions {
-  /** Keep `discriminator.mapping` (for openapi-typescript; openapi-backend needs it gone). */
-  keepMapping?: boolean;
-}
-
 /**
  * openapi-backend splits any `explode: false` query value on commas, turning `limit=10`
  * into `["10"]` ("must be integer"). For scalars `explode` means nothing, so drop it.
@@ -80,23 +69,22 @@ function rewriteScalarExplode(node: JsonObject): void {
   if (node.schema.type !== 'array') delete node.explode;
 }
 
-function walk(node: Json, options: NormalizeOptions): void {
+function walk(node: Json): void {
   if (Array.isArray(node)) {
-    for (const item of node) walk(item, options);
+    for (const item of node) walk(item);
     return;
   }
   if (!isObject(node)) return;
   rewriteUnevaluated(node);
   rewriteNullable(node);
   rewriteScalarExplode(node);
-  if (!options.keepMapping) rewriteDiscriminator(node);
-  for (const value of Object.values(node)) walk(value, options);
+  for (const value of Object.values(node)) walk(value);
 }
 
 /** Returns a normalized deep copy; the input is not modified. */
-export function normalizeOpenApi<T>(document: T, options: NormalizeOptions = {}): T {
+export function normalizeOpenApi<T>(document: T): T {
   const copy = structuredClone(document) as Json;
-  walk(copy, options);
+  walk(copy);
   return copy as T;
 }
 
@@ -106,16 +94,13 @@ export function renderYaml(document: unknown): string {
 }
 
 function main(argv: string[]): void {
-  const flag = argv.indexOf('--types-input');
-  const typesInput = flag >= 0 ? argv[flag + 1] : undefined;
-  const [input, output] = flag >= 0 ? argv.filter((_, i) => i !== flag && i !== flag + 1) : argv;
-  if (!input || !output || (flag >= 0 && !typesInput)) {
-    process.stderr.write('usage: normalize-openapi <in.yaml> <out.yaml> [--types-input <path>]\n');
+  const [input, output] = argv;
+  if (!input || !output) {
+    process.stderr.write('usage: normalize-openapi <in.yaml> <out.yaml>\n');
     process.exit(2);
   }
   const document = parse(readFileSync(input, 'utf8')) as unknown;
   writeFileSync(output, renderYaml(normalizeOpenApi(document)));
-  if (typesInput) writeFileSync(typesInput, renderYaml(normalizeOpenApi(document, { keepMapping: true })));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

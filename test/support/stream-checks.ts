@@ -1,4 +1,4 @@
-import { AJV_OPTIONS } from '../../src/http/openapi-document.js';
+import { AJV_OPTIONS, forValidation } from '../../src/http/openapi-document.js';
 /**
  * Test-only: checks what the gateway puts on the wire against generated/openapi.yaml and the
  * interface spec. Bodies are validated with openapi-backend's response validators (by
@@ -20,7 +20,7 @@ const compiled = new Map<string, ValidateFunction>();
 async function api(): Promise<OpenAPIBackend> {
   backend ??= (async () => {
     const b = new OpenAPIBackend({
-      definition: parseYaml(readFileSync(DOCUMENT_PATH, 'utf8')),
+      definition: forValidation(parseYaml(readFileSync(DOCUMENT_PATH, 'utf8'))),
       strict: true,
       quick: true,
       ajvOpts: AJV_OPTIONS as any,

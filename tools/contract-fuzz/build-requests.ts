@@ -36,9 +36,17 @@ export interface FuzzContext {
 
 export type AuthKind = 'client' | 'admin' | 'none';
 
+/** The admin key's scheme; every other scheme takes the client key. */
+const ADMIN_SCHEME = 'AdminBearer';
+
 export function authKind(op: Operation): AuthKind {
-  if (op.path.startsWith('/admin')) return 'admin';
-  return op.path.startsWith('/v1') ? 'client' : 'none';
+  if (op.credentials.length === 0) return 'none';
+  return op.credentials.some((c) => c.scheme === ADMIN_SCHEME) ? 'admin' : 'client';
+}
+
+/** The header names any of the operation's credentials travel in. */
+export function credentialHeaders(op: Operation): Set<string> {
+  return new Set(op.credentials.map((c) => c.header));
 }
 
 const OUTPUT_CEILINGS = new Set(['max_tokens', 'max_completion_tokens', 'max_output_tokens']);
@@ -78,21 +86,16 @@ function pathParam(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
   return known.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: other }) : other;
 }
 
-/** Credentials a well-behaved client sends to this operation. */
+/** Credentials a well-behaved client sends to this operation: any of its security schemes. */
 export function credentials(ctx: FuzzContext, op: Operation): fc.Arbitrary<Record<string, string>> {
-  const kind = authKind(op);
-  if (kind === 'none') return fc.constant({});
-  if (kind === 'admin') return fc.constant({ authorization: `Bearer ${ctx.adminKey}` });
-  const bearer = { authorization: `Bearer ${ctx.clientKey}` };
-  const acceptsApiKey = op.parameters.some((p) => p.name === 'x-api-key');
-  return acceptsApiKey ? fc.constantFrom(bearer, { 'x-api-key': ctx.clientKey }) : fc.constant(bearer);
+  if (op.credentials.length === 0) return fc.constant({});
+  return fc.constantFrom(...op.credentials.map((c) => ({ [c.header]: `${c.prefix}${c.scheme === ADMIN_SCHEME ? ctx.adminKey : ctx.clientKey}` })));
 }
 
 export function validRequest(ctx: FuzzContext, op: Operation): fc.Arbitrary<FuzzRequest> {
   const params: Record<string, fc.Arbitrary<unknown>> = {};
   const optional: string[] = [];
   for (const p of op.parameters) {
-    if (p.in === 'header' && (p.name === 'authorization' || p.name === 'x-api-key')) continue;
     const key = `${p.in}:${p.name}`;
     params[key] = p.in === 'path' ? pathParam(ctx, p.name) : schemaArbitrary(p.schema, { resolve: ctx.contract.resolve, ...requestOverrides(ctx) }, [p.name]);
     if (!p.required) optional.push(key);

@@ -11,6 +11,13 @@ export type StreamProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-resp
 /** Optional second opinion: the providers' official schemas (test-only helper). */
 export type OfficialCheck = (protocol: StreamProtocol, kind: 'event' | 'error-event', value: unknown) => string[];
 
+/** The event union each operation's `text/event-stream` answer names in the document. */
+const STREAM_EVENT: Record<StreamProtocol, string> = {
+  'openai-chat': 'ChatCompletionStreamEvent',
+  'anthropic-messages': 'MessageStreamEvent',
+  'openai-responses': 'ResponseStreamEvent',
+};
+
 export function checkStream(contract: Contract, protocol: StreamProtocol, events: SseEvent[], official?: OfficialCheck): string[] {
   const problems: string[] = [];
   const parsed: Array<{ event?: string; data: any; raw: string }> = [];
@@ -31,7 +38,7 @@ export function checkStream(contract: Contract, protocol: StreamProtocol, events
   for (const [i, p] of parsed.entries()) {
     if (p.data === '[DONE]') continue;
     const isError = protocol === 'openai-chat' ? 'error' in p.data : p.data?.type === 'error';
-    const schema = protocol === 'openai-chat' ? (isError ? 'OpenAIErrorResponse' : 'ChatCompletionChunk') : protocol === 'anthropic-messages' ? 'MessageStreamEvent' : 'ResponseStreamEvent';
+    const schema = STREAM_EVENT[protocol];
     for (const err of contract.validateComponent(schema, p.data)) problems.push(`event ${i} (${p.data?.type ?? 'chunk'}) vs ${schema}: ${err}`);
     for (const err of official?.(protocol, isError ? 'error-event' : 'event', p.data) ?? []) problems.push(`event ${i} (${p.data?.type ?? 'chunk'}) vs official schema: ${err}`);
   }

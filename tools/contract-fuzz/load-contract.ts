@@ -1,4 +1,4 @@
-import { AJV_OPTIONS } from '../../src/http/openapi-document.js';
+import { AJV_OPTIONS, forValidation } from '../../src/http/openapi-document.js';
 /**
  * The published document as the fuzzer sees it: operations with their methods, parameters and
  * documented statuses, openapi-backend's response validators (the same compiled AJV the server
@@ -21,6 +21,14 @@ export interface Parameter {
   schema: Schema;
 }
 
+/** One security scheme of the document, as the header a client sends. */
+export interface Credential {
+  scheme: string;
+  header: string;
+  /** What precedes the key in the header's value (`Bearer ` for an http bearer scheme). */
+  prefix: string;
+}
+
 export interface Operation {
   operationId: string;
   method: string;
@@ -32,6 +40,8 @@ export interface Operation {
   bodyRequired: boolean;
   /** Documented status codes. */
   statuses: Set<number>;
+  /** The credentials the operation takes, any one of them (none: a public operation). */
+  credentials: Credential[];
   /** True when a documented 200 offers text/event-stream. */
   streams: boolean;
   /** Media types a documented 200 offers besides JSON and SSE (e.g. the metrics' text/plain). */
@@ -54,14 +64,14 @@ export interface Contract {
 export async function loadContract(path = DOCUMENT_PATH): Promise<Contract> {
   const definition = parseYaml(readFileSync(path, 'utf8')) as Record<string, any>;
   const backend = new OpenAPIBackend({
-    definition: structuredClone(definition) as any,
+    definition: forValidation(definition) as any,
     strict: true,
     validate: true,
     ajvOpts: AJV_OPTIONS as any,
   });
   await backend.init();
   const ajv = new Ajv({ ...AJV_OPTIONS, strict: false, allErrors: false, validateSchema: false } as any);
-  ajv.addSchema({ $id: 'doc', components: definition.components });
+  ajv.addSchema({ $id: 'doc', components: forValidation(definition.components) });
   const compiled = new Map<string, ValidateFunction>();
   const resolve = (schema: Schema): Schema => {
     let s = schema;
@@ -103,6 +113,7 @@ function readOperations(definition: Record<string, any>): Operation[] {
         parameters: (op.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? {} })),
         body: op.requestBody?.content?.['application/json']?.schema,
         bodyRequired: Boolean(op.requestBody?.required),
+        credentials: credentialsOf(definition, op.security ?? definition.security ?? []),
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
         streams: 'text/event-stream' in ok,
         textTypes: Object.keys(ok).filter((t) => t.startsWith('text/') && t !== 'text/event-stream'),
@@ -110,4 +121,17 @@ function readOperations(definition: Record<string, any>): Operation[] {
     }
   }
   return ops;
+}
+
+/** The alternatives of an operation's `security` (each one scheme here), as headers. */
+function credentialsOf(definition: Record<string, any>, security: Array<Record<string, unknown>>): Credential[] {
+  const schemes = definition.components?.securitySchemes ?? {};
+  return security.flatMap((alternative) =>
+    Object.keys(alternative).map((name): Credential => {
+      const s = schemes[name];
+      if (s?.type === 'http' && String(s.scheme).toLowerCase() === 'bearer') return { scheme: name, header: 'authorization', prefix: 'Bearer ' };
+      if (s?.type === 'apiKey' && s.in === 'header') return { scheme: name, header: String(s.name).toLowerCase(), prefix: '' };
+      throw new Error(`contract-fuzz: unsupported security scheme ${name}`);
+    }),
+  );
 }

@@ -4,7 +4,7 @@
  * stating the statuses it must produce when that is certain.
  */
 import fc from 'fast-check';
-import { authKind, type FuzzContext, type FuzzRequest } from './build-requests.js';
+import { authKind, credentialHeaders, type FuzzContext, type FuzzRequest } from './build-requests.js';
 import type { Operation, Schema } from './load-contract.js';
 import { typeOf } from './schema-arbitrary.js';
 
@@ -33,7 +33,8 @@ function mutations(ctx: FuzzContext, op: Operation, limits: SizedLimits): Record
   const auth = authKind(op);
   const out: Record<string, Mutation> = {};
   if (auth !== 'none') {
-    const without = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k !== 'authorization' && k !== 'x-api-key'));
+    const headers = credentialHeaders(op);
+    const without = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => !headers.has(k)));
     out.noCredentials = (r) => ({ ...r, headers: without(r.headers), expect: [401] });
     out.wrongCredentials = (r, pick) => {
       const bad = keyAt([`Bearer sk-wrong-${pick}`, 'Bearer ', 'Basic dXNlcjpwYXNz', `Bearer ${auth === 'admin' ? ctx.clientKey : ctx.adminKey}`, 'bearer', `Token ${ctx.clientKey}`], pick)!;
