@@ -374,7 +374,10 @@ export interface paths {
         get: operations["getResponse"];
         put?: never;
         post?: never;
-        /** Delete a stored response */
+        /**
+         * Delete a stored response
+         * @description Deletes a response this account stored; it can no longer be read nor continued from. Any other id is a 404.
+         */
         delete: operations["deleteResponse"];
         options?: never;
         head?: never;
