@@ -1,0 +1,97 @@
+/**
+ * A small typed program over the published contract, as a user of openapi-typescript +
+ * openapi-fetch writes it: generated/types.ts (openapi-typescript over generated/openapi.yaml)
+ * and openapi-fetch's createClient, each credential sent as its security scheme says
+ * (ClientBearer: Authorization: Bearer, ClientApiKey: x-api-key, AdminBearer: the admin key).
+ * `make lint` type-checks it under `strict`; openapi-fetch.test.ts runs it against the server.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../../generated/types.js';
+
+type MessageStreamEvent = components['schemas']['MessageStreamEvent'];
+
+export interface Credentials {
+  baseUrl: string;
+  clientKey: string;
+  adminKey: string;
+}
+
+/** What each call answered, by operationId, for the test to check. */
+export type Outcomes = Record<string, number>;
+
+export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; streamedText: string; eventTypes: string[] }> {
+  const bearer = createClient<paths>({ baseUrl: c.baseUrl, headers: { authorization: `Bearer ${c.clientKey}` } });
+  const apiKey = createClient<paths>({ baseUrl: c.baseUrl, headers: { 'x-api-key': c.clientKey } });
+  const admin = createClient<paths>({ baseUrl: c.baseUrl, headers: { authorization: `Bearer ${c.adminKey}` } });
+  const outcomes: Outcomes = {};
+  const note = (operationId: string, response: Response) => (outcomes[operationId] = response.status);
+
+  const root = await bearer.GET('/');
+  note('getRoot', root.response);
+  const head = await bearer.HEAD('/');
+  note('headRoot', head.response);
+  note('getOpenApiDocument', (await bearer.GET('/openapi.json')).response);
+  note('getMetrics', (await bearer.GET('/metrics', { parseAs: 'text' })).response);
+
+  const chat = await bearer.POST('/v1/chat/completions', { body: { model: 'local-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] } });
+  note('createChatCompletion', chat.response);
+  // The 200 is JSON or, with stream: true, events: the object tag tells which arrived.
+  const completion = chat.data && 'object' in chat.data && chat.data.object === 'chat.completion' ? chat.data : undefined;
+  completion?.choices[0].message.content?.toString();
+
+  const message = await apiKey.POST('/v1/messages', {
+    params: { header: { 'anthropic-version': '2023-06-01' } },
+    body: { model: 'local-haiku', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] },
+  });
+  note('createMessage', message.response);
+  const count = await apiKey.POST('/v1/messages/count_tokens', { body: { model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] } });
+  note('countMessageTokens', count.response);
+
+  const created = await bearer.POST('/v1/responses', { body: { model: 'local-haiku', input: 'Hello', max_output_tokens: 8 } });
+  note('createResponse', created.response);
+  const responseId = created.data && 'id' in created.data && typeof created.data.id === 'string' ? created.data.id : 'resp_missing';
+  note('getResponse', (await bearer.GET('/v1/responses/{response_id}', { params: { path: { response_id: responseId } } })).response);
+  note('listResponseInputItems', (await bearer.GET('/v1/responses/{response_id}/input_items', { params: { path: { response_id: responseId }, query: { limit: 5 } } })).response);
+  note('deleteResponse', (await bearer.DELETE('/v1/responses/{response_id}', { params: { path: { response_id: responseId } } })).response);
+
+  note('listModels', (await bearer.GET('/v1/models')).response);
+  note('getModel', (await apiKey.GET('/v1/models/{model_id}', { params: { path: { model_id: 'local-haiku' } } })).response);
+  const balance = await bearer.GET('/v1/balance');
+  note('getBalance', balance.response);
+
+  const account = await admin.POST('/admin/accounts', { body: { name: 'sdk-program', balance: 1_000_000 } });
+  note('adminCreateAccount', account.response);
+  const accountId = account.data?.id ?? 'acct_missing';
+  note('adminListAccounts', (await admin.GET('/admin/accounts', { params: { query: { limit: 2 } } })).response);
+  note('adminGetAccount', (await admin.GET('/admin/accounts/{account_id}', { params: { path: { account_id: accountId } } })).response);
+  note('adminAddCredits', (await admin.POST('/admin/accounts/{account_id}/credits', { params: { path: { account_id: accountId } }, body: { amount: 5, reason: 'sdk' } })).response);
+  note('adminGetLedger', (await admin.GET('/admin/accounts/{account_id}/ledger', { params: { path: { account_id: accountId } } })).response);
+  note('adminGetUsage', (await admin.GET('/admin/accounts/{account_id}/usage', { params: { path: { account_id: accountId } } })).response);
+  const key = await admin.POST('/admin/keys', { body: { account_id: accountId, name: 'sdk' } });
+  note('adminCreateKey', key.response);
+  const keyId = key.data?.id ?? 'key_missing';
+  note('adminListKeys', (await admin.GET('/admin/keys', { params: { query: { account_id: accountId } } })).response);
+  note('adminUpdateKey', (await admin.PATCH('/admin/keys/{key_id}', { params: { path: { key_id: keyId } }, body: { name: 'sdk-renamed' } })).response);
+  note('adminRevokeKey', (await admin.DELETE('/admin/keys/{key_id}', { params: { path: { key_id: keyId } } })).response);
+
+  // One streamed call, each event typed by the document's MessageStreamEvent union.
+  const stream = await apiKey.POST('/v1/messages', {
+    body: { model: 'local-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Hello' }] },
+    parseAs: 'stream',
+  });
+  let streamedText = '';
+  const eventTypes: string[] = [];
+  for (const event of parseEvents<MessageStreamEvent>(await new Response(stream.response.body).text())) {
+    eventTypes.push(event.type);
+    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') streamedText += event.delta.text;
+  }
+  return { outcomes, streamedText, eventTypes };
+}
+
+/** The `data:` payloads of an SSE body. */
+function parseEvents<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)) as T);
+}
