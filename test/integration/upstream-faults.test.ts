@@ -159,7 +159,7 @@ describe('client disconnect', () => {
     const abortedAt = Date.now();
     abort.abort();
     const closedAt = await fake.waitClosed(0);
-    expect(closedAt - abortedAt).toBeLessThan(100);
+    expect(closedAt - abortedAt).toBeLessThan(1_000); // seconds before the answer would end; room for a loaded machine
     expect(fake.requests[0].aborted).toBe(true);
 
     const record = await waitForRecord(requestId);
@@ -212,7 +212,7 @@ describe('a non-streamed request gets a non-streamed upstream call', () => {
     abort.abort();
     await pending;
     const closedAt = await fake.waitClosed(0);
-    expect(closedAt - abortedAt).toBeLessThan(100);
+    expect(closedAt - abortedAt).toBeLessThan(1_000); // seconds before the answer would end; room for a loaded machine
     expect(fake.requests[0].aborted).toBe(true);
 
     // The request id never reached the client; this is the file's only cancelled request without output.
