@@ -1981,10 +1981,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The reasoning options the response ran with. */
+        /** @description The reasoning options the response ran with. The gateway always sends `summary`; API versions before 2025 named it `generate_summary`, which recorded answers still carry. */
         ResponseReasoningEcho: {
             effort: string | null;
-            summary: string | null;
+            summary?: string | null;
+            generate_summary?: string | null;
         };
         /** @description Reasoning item; `encrypted_content` is passed back byte for byte. */
         ResponseReasoningItem: {
