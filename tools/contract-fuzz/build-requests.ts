@@ -124,9 +124,11 @@ export function wantsStream(req: FuzzRequest): boolean {
 }
 
 /**
- * A path parameter as one segment. `.` and `..` are escaped too: left as they are, the client
- * resolves them (`/admin/keys/.` becomes `/admin/keys/`), and the request reaches another route.
+ * A path parameter as one segment. A segment of `.` or `..` cannot be sent at all: URL parsing
+ * treats it, escaped as `%2E` or not, as a dot segment and resolves it in the client
+ * (`/v1/responses/%2E` becomes `/v1/responses/`), so the request would reach another route; such a
+ * value is sent with a `~` after it, still an id no resource has.
  */
 function pathSegment(value: string): string {
-  return value === '.' || value === '..' ? value.replace(/\./g, '%2E') : encodeURIComponent(value);
+  return encodeURIComponent(value === '.' || value === '..' ? `${value}~` : value);
 }
