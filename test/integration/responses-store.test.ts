@@ -49,7 +49,7 @@ describe('stored Responses', () => {
       }),
     };
     // Turn 1: a tool call, its result, an answer. Turn 2: a follow-up on the whole conversation.
-    fake.script('transcript:openai-chat/stream-tool-call-single.sse', { words: 5 }, { words: 3 });
+    fake.script('script:openai-chat/stream-tool-call-single', { words: 5 }, { words: 3 });
     const question = { role: 'user' as const, content: 'What is the weather in Paris?' };
     const first = streamText({ model, messages: [question], tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     await first.consumeStream();
