@@ -1,0 +1,28 @@
+/** What the generated-SDK tests share: the document's operations, their success statuses, a strict type-check. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
+
+/** Every operationId of the published document. */
+export function documentOperationIds(): string[] {
+  const document = parse(readFileSync(DOCUMENT_PATH, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  return Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter((id): id is string => !!id));
+}
+
+const CREATED: Record<string, number> = { adminCreateAccount: 201, adminCreateKey: 201 };
+
+/** The status an operation answers when it succeeds. */
+export const successStatus = (operationId: string): number => CREATED[operationId] ?? 200;
+
+/** The project's tsc over a generated client's strict program: its errors ('' when none). */
+export function strictTypeErrors(tsconfigPath: string): string {
+  const tsc = fileURLToPath(new URL('../../node_modules/.bin/tsc', import.meta.url));
+  try {
+    execFileSync(tsc, ['--noEmit', '-p', tsconfigPath], { encoding: 'utf8' });
+    return '';
+  } catch (e: any) {
+    return String(e.stdout ?? e);
+  }
+}
