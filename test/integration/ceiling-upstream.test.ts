@@ -117,21 +117,26 @@ describe('the ceiling against the model\'s maximum', () => {
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(2000);
     expect(chat.response.headers.get('x-switchyard-warnings')).toBe('max_completion_tokens 32000 lowered to 2000, the maximum output of model small-openai');
 
+    // Each request's settle returns its hold before the next is placed: the balance covers one hold at a time.
+    await gw.ledger.settled();
     const msg = await an.messages.create({ model: 'small-anthropic', max_tokens: 32_000, messages: userTurn('Hi') }).withResponse();
     expect(msg.data.stop_reason).toBe('end_turn');
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(3000);
     expect(msg.response.headers.get('x-switchyard-warnings')).toBe('max_tokens 32000 lowered to 3000, the maximum output of model small-anthropic');
 
+    await gw.ledger.settled();
     const streamed = await an.messages.create({ model: 'small-anthropic', max_tokens: 32_000, messages: userTurn('Hi'), stream: true }).withResponse();
     for await (const _ of streamed.data) void _;
     expect(streamed.response.headers.get('x-switchyard-warnings')).toContain('max_tokens 32000 lowered to 3000');
 
+    await gw.ledger.settled();
     const resp = await oa.responses.create({ model: 'small-openai', input: 'Hi', max_output_tokens: 32_000 }).withResponse();
     expect(resp.data.status).toBe('completed');
     expect((fake.requests.at(-1)!.body as any).max_tokens).toBe(2000);
     expect(resp.response.headers.get('x-switchyard-warnings')).toContain('max_output_tokens 32000 lowered to 2000');
 
     // The same ceiling on a model without a maximum is held as asked, which this balance cannot afford.
+    await gw.ledger.settled();
     await expect(an.messages.create({ model: 'open-anthropic', max_tokens: 32_000, messages: userTurn('Hi') })).rejects.toMatchObject({ status: 402 });
   });
 
