@@ -1178,6 +1178,8 @@ export interface components {
             from: string;
             to: string;
             reason: string;
+            /** @description How the attempt on `from` ended: a refusal, or an error such as an outage. */
+            outcome?: components["schemas"]["AttemptOutcome"];
         };
         /**
          * @description Retry on another model when the requested one refuses.
@@ -1290,6 +1292,8 @@ export interface components {
             type: "message_delta";
             delta: components["schemas"]["MessageDeltaFields"];
             usage: components["schemas"]["MessageDeltaUsage"];
+            /** @description Gateway extension, sent only when there are any: warnings that arose after the headers went out (a later fallback candidate's dropped features). */
+            switchyard?: components["schemas"]["MessagesStreamInfo"];
         };
         MessageDeltaFields: {
             stop_reason: components["schemas"]["StopReason"] | null;
@@ -1390,6 +1394,10 @@ export interface components {
             service_tier?: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /** @description Gateway extension on `message_delta`. */
+        MessagesStreamInfo: {
+            warnings: string[];
         };
         /** @description Free-form string metadata attached by the client. */
         Metadata: {
@@ -2240,6 +2248,8 @@ export interface components {
         /** @description Gateway extension on streamed chunks. */
         SwitchyardChunkInfo: {
             fallback?: components["schemas"]["FallbackNotice"];
+            /** @description A warning that arose after the headers went out (a later fallback candidate's dropped features). */
+            warning?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2247,6 +2257,8 @@ export interface components {
         SwitchyardInfo: {
             attempts: components["schemas"]["Attempt"][];
             served_variant?: components["schemas"]["ServedVariant"];
+            /** @description Streams only: warnings that arose after the answer's headers went out (a later fallback candidate's dropped features); the others are in `x-switchyard-warnings`. */
+            warnings?: string[];
         } & {
             [key: string]: unknown;
         };

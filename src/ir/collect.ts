@@ -77,6 +77,9 @@ export class Collector {
       case 'fallback':
         this.content.push({ type: 'fallback', from: ev.from, to: ev.to, reason: ev.reason });
         break;
+      case 'warning':
+        // Whole answers carry every warning in their headers.
+        break;
       case 'finish':
         this.finish = ev.finish;
         this.usage = ev.usage;

@@ -9,7 +9,7 @@ import type { Usage } from './usage.js';
  * producer). Blocks do not interleave except tool blocks, which may (parallel tool calls).
  *
  * A well-formed stream is:
- *   start, (block events)*, [fallback, (block events)*]*, finish
+ *   start, (block events)*, [fallback, warning*, (block events)*]*, finish
  * or ends early with `error` after any prefix.
  */
 export type StreamEvent =
@@ -31,8 +31,17 @@ export type StreamEvent =
   /** A fragment of the arguments' JSON text. */
   | { type: 'tool-delta'; id: string; json: string }
   | { type: 'tool-end'; id: string }
-  /** The gateway switched to another model after a refusal (emitted by the pipeline only). */
-  | { type: 'fallback'; from: string; to: string; reason: string }
+  /**
+   * The gateway switched to another model (emitted by the pipeline only): `outcome` is how the
+   * attempt on `from` ended (a refusal, or an error such as an outage), `variant` which variant of
+   * `to` serves next.
+   */
+  | { type: 'fallback'; from: string; to: string; reason: string; outcome: 'refusal' | 'error'; variant?: 'standard' | 'fast' }
+  /**
+   * A warning that arose after the answer's headers went out (a later candidate's dropped
+   * feature, say), so it travels in the stream instead of `x-switchyard-warnings` (pipeline only).
+   */
+  | { type: 'warning'; message: string }
   | { type: 'finish'; finish: Finish; usage: Usage }
   | { type: 'error'; error: GatewayError };
 

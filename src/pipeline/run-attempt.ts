@@ -4,14 +4,11 @@ import type { OutputMeter } from './meter-output.js';
 import type { ProviderCall, Target } from '../providers/types.js';
 import type { PipelineDeps } from './types.js';
 
-/** How one attempt ended, with what the gateway measured of it. */
+/** How one attempt ended (what it produced is in the caller's meter). */
 export interface AttemptResult {
   outcome: AttemptOutcome;
-  meter: OutputMeter;
   /** The attempt's `start` event (already yielded when the attempt produced output). */
   start: StreamEvent;
-  /** True when `start` was yielded. */
-  startYielded: boolean;
 }
 
 type BlockStart = Extract<StreamEvent, { type: 'text-start' | 'reasoning-start' }>;
@@ -104,7 +101,7 @@ export async function* runAttempt(
   }
   // Blocks still open that never showed anything are forgotten, so only shown ones get closed.
   for (const id of pending.keys()) meter.forget(id);
-  return { outcome, meter, start, startYielded };
+  return { outcome, start };
 }
 
 /** Closes the blocks the client has seen; pending (never shown) blocks are dropped. */

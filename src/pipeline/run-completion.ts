@@ -116,12 +116,9 @@ function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand:
 }
 
 /**
- * Tries the candidates in order. Streaming, events go out as they come: a refusal before any
- * output is invisible apart from the `fallback` event placed right after `start`; after output
- * the refused blocks are closed, `fallback` follows and the next model continues in the same
- * stream (one `start` only). Not streaming, each attempt is buffered and a refused attempt's
- * output is dropped (the client never saw it; it is still billed), so the response holds the
- * replier's `start` and content plus the `fallback` records.
+ * Tries the candidates in order, streamed or collected (see the two paths below), and settles
+ * whatever happened: the hold heartbeat runs while they do, and an attempt still under way when
+ * the consumer stops early (the client went away) is stopped and billed for what it produced.
  */
 async function* runAttempts(
   deps: PipelineDeps,
@@ -133,88 +130,171 @@ async function* runAttempts(
   early: Launched | undefined,
 ): AsyncGenerator<StreamEvent> {
   const started = deps.now();
-  const charges: Charge[] = [];
   const stopHeartbeat = holdHeartbeat(deps, ctx);
-  const fallbacks: StreamEvent[] = [];
-  let startSent = false;
-  // The attempt under way; when the consumer stops early (client gone) it is billed in `finally`.
-  let inFlight: Launched | undefined;
+  const run: AttemptsRun = { deps, ctx, req, candidates, summary, charges: [], early };
   try {
-    for (let i = 0; i < candidates.length; i++) {
-      const cand = candidates[i];
-      inFlight = i === 0 && early ? early : launchAttempt(deps, ctx, req, cand, i, summary);
-      const { attempt, meter } = inFlight;
-      const buffered: StreamEvent[] = [];
-      let step = await inFlight.first;
-      for (; !step.done; step = await attempt.next()) {
-        const ev = step.value;
-        if (!req.stream) buffered.push(ev);
-        else if (ev.type !== 'start') yield ev;
-        else if (!startSent) {
-          // The first output of the run: its model is the one replying now.
-          startSent = true;
-          summary.servedModel = cand.model.id;
-          summary.servedVariant = cand.variant;
-          yield ev;
-          yield* fallbacks.splice(0);
-        }
-      }
-      inFlight.unlink();
-      const result: AttemptResult = step.value;
-      const { outcome } = result;
-      inFlight = undefined;
-      // A non-streamed client never sees a failed attempt's output (nor one the drain ended): it
-      // pays for the input only; the tokens stay on its usage record, the operator's cost.
-      const unseen = !req.stream && (outcome.kind === 'failed' || (outcome.kind === 'cancelled' && isGatewayError(ctx.signal.reason)));
-      chargeAttempt(charges, summary, cand, meter, outcome.kind === 'failed', unseen);
-      const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
-      summary.attempts.push(attemptRecord(cand, outcome));
-      summary.servedModel = cand.model.id;
-      summary.servedVariant = cand.variant;
-      if (outcome.kind === 'cancelled') {
-        summary.status = 'cancelled';
-        // Stopped by the gateway (a drain's deadline), not by the client, who is still there:
-        // it gets the reason as an upstream failure's error, after what it already received.
-        if (isGatewayError(ctx.signal.reason)) throw ctx.signal.reason;
-        return;
-      }
-      if (next === 'next') {
-        const fallback: StreamEvent = { type: 'fallback', from: cand.model.id, to: candidates[i + 1].model.id, reason: refusalReason(outcome) };
-        if (startSent) {
-          yield* closeOpenBlocks(meter);
-          yield fallback;
-        } else fallbacks.push(fallback);
-        continue;
-      }
-      if (next === 'fail' && outcome.kind === 'failed') throw outcome.error;
-      if (outcome.kind !== 'finished') throw new GatewayError('api_error', 'the run ended without an answer');
-      if (!startSent) {
-        startSent = true;
-        yield buffered[0]?.type === 'start' ? buffered.shift()! : result.start;
-        yield* fallbacks.splice(0);
-      }
-      yield* buffered;
-      yield* closeOpenBlocks(meter);
-      summary.status = outcome.finish.unified === 'refusal' ? 'refused' : 'ok';
-      yield { type: 'finish', finish: outcome.finish, usage: charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage()) };
-      return;
-    }
+    yield* req.stream ? streamAttempts(run) : collectAttempts(run);
   } catch (e) {
     summary.status = ctx.signal.aborted ? 'cancelled' : 'error';
     throw e;
   } finally {
     stopHeartbeat();
-    if (inFlight) {
+    const left = run.inFlight;
+    if (left) {
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
-      await inFlight.cancel();
-      chargeAttempt(charges, summary, inFlight.cand, inFlight.meter, false);
-      summary.attempts.push({ model: inFlight.cand.model.id, outcome: 'error', reason: 'client disconnected' });
+      await left.cancel();
+      chargeAttempt(run.charges, summary, left.cand, left.meter, false);
+      summary.attempts.push({ model: left.cand.model.id, outcome: 'error', reason: 'client disconnected' });
     }
     if (!summary.status) summary.status = 'cancelled';
     // Not awaited: the hold already covers the worst case, so the client need not wait for the
     // commit. The ledger's reads and close() wait for it, so nothing is lost or read stale.
-    void settle(deps, ctx, req, summary, charges, deps.now() - started);
+    void settle(deps, ctx, req, summary, run.charges, deps.now() - started);
   }
+}
+
+/** What both paths share: the request, its candidates, and what has been charged so far. */
+interface AttemptsRun {
+  deps: PipelineDeps;
+  ctx: CallContext;
+  req: Request;
+  candidates: Candidate[];
+  summary: RunSummary;
+  charges: Charge[];
+  early: Launched | undefined;
+  /** The attempt under way, billed by runAttempts if the consumer stops while it runs. */
+  inFlight?: Launched;
+}
+
+type FallbackEvent = Extract<StreamEvent, { type: 'fallback' }>;
+
+/**
+ * Streamed: events go out as they come. A refusal before any output is invisible apart from the
+ * `fallback` event placed right after `start`; after output the refused blocks are closed,
+ * `fallback` follows and the next model continues in the same stream (one `start` only).
+ * Warnings noted for a later candidate once the stream (and its headers) went out follow as
+ * `warning` events.
+ */
+async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
+  const held: FallbackEvent[] = [];
+  let startSent = false;
+  for (let i = 0; i < run.candidates.length; i++) {
+    const noted = run.summary.warnings?.length ?? 0;
+    const launched = startAttempt(run, i);
+    if (startSent) for (const message of run.summary.warnings?.slice(noted) ?? []) yield { type: 'warning', message };
+    let step = await launched.first;
+    for (; !step.done; step = await launched.attempt.next()) {
+      const ev = step.value;
+      if (ev.type !== 'start') yield ev;
+      else if (!startSent) {
+        // The first output of the run: its model is the one replying now.
+        startSent = true;
+        serving(run.summary, launched.cand);
+        yield ev;
+        yield* held.splice(0);
+      }
+    }
+    const verdict = endAttempt(run, i, launched, step.value.outcome, true);
+    if (verdict.kind === 'cancelled') return;
+    if (verdict.kind === 'fallback') {
+      if (!startSent) held.push(verdict.event);
+      else {
+        yield* closeOpenBlocks(launched.meter);
+        yield verdict.event;
+      }
+      continue;
+    }
+    if (!startSent) {
+      yield step.value.start;
+      yield* held;
+    }
+    yield* closeOpenBlocks(launched.meter);
+    yield verdict.event;
+    return;
+  }
+}
+
+/**
+ * Collected (not streamed): each attempt is buffered, and a refused attempt's output is dropped
+ * (the client never saw it; it is still billed), so the answer holds the replier's `start` and
+ * content plus the `fallback` records.
+ */
+async function* collectAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
+  const fallbacks: FallbackEvent[] = [];
+  for (let i = 0; i < run.candidates.length; i++) {
+    const launched = startAttempt(run, i);
+    const buffered: StreamEvent[] = [];
+    let step = await launched.first;
+    for (; !step.done; step = await launched.attempt.next()) buffered.push(step.value);
+    const verdict = endAttempt(run, i, launched, step.value.outcome, false);
+    if (verdict.kind === 'cancelled') return;
+    if (verdict.kind === 'fallback') {
+      fallbacks.push(verdict.event);
+      continue;
+    }
+    yield buffered[0]?.type === 'start' ? buffered.shift()! : step.value.start;
+    yield* fallbacks;
+    yield* buffered;
+    yield* closeOpenBlocks(launched.meter);
+    yield verdict.event;
+    return;
+  }
+}
+
+function startAttempt(run: AttemptsRun, i: number): Launched {
+  const launched = i === 0 && run.early ? run.early : launchAttempt(run.deps, run.ctx, run.req, run.candidates[i], i, run.summary);
+  run.inFlight = launched;
+  return launched;
+}
+
+function serving(summary: RunSummary, cand: Candidate): void {
+  summary.servedModel = cand.model.id;
+  summary.servedVariant = cand.variant;
+}
+
+type Verdict = { kind: 'cancelled' } | { kind: 'fallback'; event: FallbackEvent } | { kind: 'finished'; event: Extract<StreamEvent, { type: 'finish' }> };
+
+/**
+ * An attempt has ended: bill it, record it, and decide what comes next. Throws what the client
+ * must get as an error (an upstream failure with no fallback left, a drain's deadline).
+ */
+function endAttempt(run: AttemptsRun, i: number, launched: Launched, outcome: AttemptOutcome, streamed: boolean): Verdict {
+  const { ctx, candidates, summary } = run;
+  const cand = launched.cand;
+  launched.unlink();
+  run.inFlight = undefined;
+  // A non-streamed client never sees a failed attempt's output (nor one the drain ended): it
+  // pays for the input only; the tokens stay on its usage record, the operator's cost.
+  const unseen = !streamed && (outcome.kind === 'failed' || (outcome.kind === 'cancelled' && isGatewayError(ctx.signal.reason)));
+  chargeAttempt(run.charges, summary, cand, launched.meter, outcome.kind === 'failed', unseen);
+  const record = attemptRecord(cand, outcome);
+  summary.attempts.push(record);
+  serving(summary, cand);
+  if (outcome.kind === 'cancelled') {
+    summary.status = 'cancelled';
+    // Stopped by the gateway (a drain's deadline), not by the client, who is still there:
+    // it gets the reason as an upstream failure's error, after what it already received.
+    if (isGatewayError(ctx.signal.reason)) throw ctx.signal.reason;
+    return { kind: 'cancelled' };
+  }
+  const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
+  if (next === 'next') {
+    const to = candidates[i + 1];
+    const event: FallbackEvent = {
+      type: 'fallback',
+      from: cand.model.id,
+      to: to.model.id,
+      reason: refusalReason(outcome),
+      outcome: record.outcome === 'refusal' ? 'refusal' : 'error',
+      variant: to.variant,
+    };
+    return { kind: 'fallback', event };
+  }
+  if (next === 'fail' && outcome.kind === 'failed') throw outcome.error;
+  if (outcome.kind !== 'finished') throw new GatewayError('api_error', 'the run ended without an answer');
+  summary.status = outcome.finish.unified === 'refusal' ? 'refused' : 'ok';
+  const usage = run.charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage());
+  return { kind: 'finished', event: { type: 'finish', finish: outcome.finish, usage } };
 }
 
 /** A 429 naming the limit that refused, with when to come back. */

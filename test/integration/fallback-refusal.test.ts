@@ -228,6 +228,13 @@ describe('fast variant', () => {
     expect(r2.headers.get('x-switchyard-model')).toBe('local-sonnet-fast');
   });
 
+  it('a streamed Responses answer names the variant that served', async () => {
+    const res = await post(gw, '/v1/responses', { model: 'local-sonnet', input: 'Hi', max_output_tokens: 20, fast: true, stream: true });
+    const done = (await checkResponsesStream(res.text)).at(-1);
+    expect(done.response.switchyard.served_variant).toBe('fast');
+    expect(res.headers.get('x-switchyard-variant')).toBe('fast');
+  });
+
   it('a model without a variant ignores the flag', async () => {
     const { data, response } = await openai.chat.completions.create({ model: 'local-haiku', messages: userTurn('Hi'), max_tokens: 20, fast: true } as any).withResponse();
     expect(data.model).toBe('local-haiku');
@@ -244,5 +251,22 @@ describe('ceiling limits of the model', () => {
     const msg = await post(gw, '/v1/messages', { model: 'local-haiku', messages: userTurn('Hi'), max_tokens: 40_000 });
     expect(msg.status).toBe(200);
     expect(msg.headers.get('x-switchyard-warnings')).toBe('max_tokens 40000 lowered to 32000, the maximum output of model local-haiku');
+  });
+
+  it("a later candidate's warning, noted after the headers went out, travels in the stream on every protocol", async () => {
+    // local-late-refusal thinks and refuses after some output; local-haiku, next, does not reason.
+    const warning = 'reasoning ignored: local-haiku does not reason (capabilities.reasoning in the catalog)';
+    const base = { model: 'local-late-refusal', stream: true };
+    const chat = await post(gw, '/v1/chat/completions', { ...base, messages: refused, max_tokens: 3000, reasoning_effort: 'low' });
+    expect(chat.headers.get('x-switchyard-warnings')).toBeNull();
+    const chunks = (await checkChatStream(chat.text)).chunks;
+    expect(chunks.filter((c) => c.switchyard?.warning).map((c) => c.switchyard.warning)).toEqual([warning]);
+    const msg = await post(gw, '/v1/messages', { ...base, messages: refused, max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 } });
+    const delta = (await checkMessagesStream(msg.text)).events.find((e) => e.type === 'message_delta');
+    expect(delta.switchyard).toEqual({ warnings: [warning] });
+    const res = await post(gw, '/v1/responses', { ...base, input: `Please answer this. ${TRIGGER}`, max_output_tokens: 3000, reasoning: { effort: 'low' } });
+    const done = (await checkResponsesStream(res.text)).at(-1);
+    expect(done.response.switchyard.attempts.map((a: any) => a.outcome)).toEqual(['refusal', 'ok']);
+    expect(done.response.switchyard.warnings).toEqual([warning]);
   });
 });

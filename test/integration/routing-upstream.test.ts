@@ -11,7 +11,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { bodyErrors, checkChatStream, checkMessagesStream, recordingFetch } from '../support/stream-checks.js';
-import { capturesOf, post, userTurn } from './routing-support.js';
+import { capturesOf, checkResponsesStream, post, userTurn } from './routing-support.js';
 
 const AZURE_FILTER = fileURLToPath(new URL('./fixtures/error-400-azure-content-filter.json', import.meta.url));
 
@@ -107,6 +107,20 @@ describe('fallback on unavailability (per model, opt-in)', () => {
     expect(ok.body.content[0]).toMatchObject({ type: 'fallback', from: 'flaky', to: 'up-anthropic', reason: expect.stringContaining('unavailable') });
     const strict = await post(gw, '/v1/messages', { model: 'flaky-strict', max_tokens: 50, messages: userTurn('Hi') });
     expect(strict.status).toBeGreaterThanOrEqual(500);
+  });
+
+  it('a streamed Responses answer reports the outage as an error attempt, not a refusal', async () => {
+    const res = await post(gw, '/v1/responses', { model: 'flaky', input: 'Hi', max_output_tokens: 50, stream: true });
+    const done = (await checkResponsesStream(res.text)).at(-1);
+    expect(done.type).toBe('response.completed');
+    expect(done.response.switchyard.attempts).toEqual([
+      { model: 'flaky', outcome: 'error', reason: expect.stringContaining('unavailable') },
+      { model: 'up-anthropic', outcome: 'ok' },
+    ]);
+    expect(res.headers.get('x-switchyard-attempts')).toBe('flaky=error');
+    const chat = await post(gw, '/v1/chat/completions', { model: 'flaky', messages: userTurn('Hi'), max_tokens: 50, stream: true });
+    const hop = (await checkChatStream(chat.text)).chunks.find((c) => c.switchyard?.fallback);
+    expect(hop.switchyard.fallback).toMatchObject({ from: 'flaky', to: 'up-anthropic', outcome: 'error' });
   });
 });
 

@@ -128,7 +128,7 @@ describe('messages stream encoder', () => {
       start,
       { type: 'text-start', id: 't1' },
       { type: 'text-delta', id: 't1', text: 'I' },
-      { type: 'fallback', from: 'model-a', to: 'model-b', reason: 'refusal' },
+      { type: 'fallback', from: 'model-a', to: 'model-b', reason: 'refusal', outcome: 'refusal' },
       { type: 'text-end', id: 't1' },
       { type: 'start', id: 'up2', model: 'model-b' },
       { type: 'text-start', id: 't2' },

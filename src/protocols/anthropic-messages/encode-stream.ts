@@ -23,6 +23,8 @@ export interface MessagesStreamState {
   unsigned: Record<string, true>;
   /** 1 + fallbacks seen: `usage.iterations`. */
   attempts: number;
+  /** Warnings that arose after the headers went out (a later candidate's), sent on `message_delta`. */
+  warnings: string[];
 }
 
 export function initMessagesStream(meta: EncodeMeta): MessagesStreamState {
@@ -36,6 +38,7 @@ export function initMessagesStream(meta: EncodeMeta): MessagesStreamState {
     open: {},
     unsigned: {},
     attempts: 1,
+    warnings: [],
   };
 }
 
@@ -115,10 +118,20 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         s.model = ev.to;
         break;
       }
+      case 'warning':
+        s.warnings = [...s.warnings, ev.message];
+        break;
       case 'finish':
         begin();
         closeAll();
-        out.push(frame({ type: 'message_delta', delta: stopFields(ev.finish), usage: messagesUsage(ev.usage, s.attempts) }));
+        out.push(
+          frame({
+            type: 'message_delta',
+            delta: stopFields(ev.finish),
+            usage: messagesUsage(ev.usage, s.attempts),
+            ...(s.warnings.length ? { switchyard: { warnings: s.warnings } } : {}),
+          }),
+        );
         out.push(frame({ type: 'message_stop' }));
         s.done = true;
         break;

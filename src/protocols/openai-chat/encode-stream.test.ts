@@ -104,7 +104,7 @@ describe('chat stream encoder', () => {
   it('fallback mid-stream: extension chunk, later chunks name the new model', () => {
     const frames = run([
       start,
-      { type: 'fallback', from: 'model-a', to: 'model-b', reason: 'refusal' },
+      { type: 'fallback', from: 'model-a', to: 'model-b', reason: 'refusal', outcome: 'refusal' },
       { type: 'start', id: 'up2', model: 'model-b' },
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', text: 'Hi' },
@@ -113,7 +113,7 @@ describe('chat stream encoder', () => {
     ]);
     expect(frames).toEqual([
       c({ role: 'assistant', content: '' }),
-      { data: { ...c({}, null, 'model-b').data, switchyard: { fallback: { from: 'model-a', to: 'model-b', reason: 'refusal' } } } },
+      { data: { ...c({}, null, 'model-b').data, switchyard: { fallback: { from: 'model-a', to: 'model-b', reason: 'refusal', outcome: 'refusal' } } } },
       c({ content: 'Hi' }, null, 'model-b'),
       c({}, 'stop', 'model-b'),
       DONE,

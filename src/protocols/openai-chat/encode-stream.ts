@@ -50,8 +50,9 @@ const DONE: SseFrame = { data: '[DONE]' };
  *   (or `[{type:"redacted_thinking",data}]` at its start), ready to send back in
  *   `assistant.thinking_blocks` (the LiteLLM convention). Whole, because the openai SDK's stream
  *   helper keeps only the last value of a delta field it does not know.
- * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason}}`; later chunks
- *   name the new model.
+ * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason,outcome}}`;
+ *   later chunks name the new model. A warning that arose after the headers went out (a later
+ *   candidate's) is a chunk with an empty delta and `switchyard:{warning}`.
  */
 export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame> = {
   step(state, ev) {
@@ -107,7 +108,10 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
       }
       case 'fallback':
         s.model = ev.to;
-        emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason } } });
+        emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason, outcome: ev.outcome } } });
+        break;
+      case 'warning':
+        emit({}, { switchyard: { warning: ev.message } });
         break;
       case 'finish': {
         // A refusal's explanation goes out as OpenAI streams it: `delta.refusal`.

@@ -45,7 +45,7 @@ export interface ShellInput {
   incomplete: Json | null;
   error: { code: string; message: string } | null;
   /** Present on final responses only. */
-  switchyard?: { attempts: Attempt[]; servedVariant?: 'standard' | 'fast' };
+  switchyard?: { attempts: Attempt[]; servedVariant?: 'standard' | 'fast'; warnings?: string[] };
 }
 
 /** The Response object, echoing the request's settings like the real API (see transcripts). */
@@ -81,7 +81,13 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     ...(typeof ext.user === 'string' ? { user: ext.user } : {}),
     metadata: ext.metadata ?? {},
     ...(s.switchyard
-      ? { switchyard: { attempts: s.switchyard.attempts, served_variant: s.switchyard.servedVariant ?? 'standard' } }
+      ? {
+          switchyard: {
+            attempts: s.switchyard.attempts,
+            served_variant: s.switchyard.servedVariant ?? 'standard',
+            ...(s.switchyard.warnings?.length ? { warnings: s.switchyard.warnings } : {}),
+          },
+        }
       : {}),
   };
 }

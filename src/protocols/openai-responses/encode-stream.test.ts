@@ -229,7 +229,7 @@ describe('encode-stream: golden sequences', () => {
   it('fallback: no official event, output_index keeps rising, attempts reported', () => {
     const { frames, events } = encodeEvents([
       start, { type: 'text-start', id: 't1' }, { type: 'text-delta', id: 't1', text: 'I can' },
-      { type: 'fallback', from: 'gpt-test', to: 'backup', reason: 'refusal' },
+      { type: 'fallback', from: 'gpt-test', to: 'backup', reason: 'refusal', outcome: 'refusal' },
       ...text('t2', 'Sure.'), stop(),
     ]);
     expectWellFormed(frames, events);

@@ -36,10 +36,14 @@ export interface ResponsesStreamState {
    */
   ending?: string;
   attempts: Attempt[];
+  /** Which variant serves now: the first attempt's (from meta), then each fallback's. */
+  variant?: 'standard' | 'fast';
+  /** Warnings that arose after the headers went out (a later candidate's); reported on the final response. */
+  warnings: string[];
 }
 
 export function initStream(meta: EncodeMeta): ResponsesStreamState {
-  return { meta, seq: 0, started: false, done: false, model: meta.requestedModel, output: [], open: new Map(), attempts: [] };
+  return { meta, seq: 0, started: false, done: false, model: meta.requestedModel, output: [], open: new Map(), attempts: [], warnings: [] };
 }
 
 /**
@@ -108,8 +112,12 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
     }
     case 'fallback':
       closeAll(s, emit);
-      s.attempts.push({ model: ev.from, outcome: 'refusal', reason: ev.reason });
+      s.attempts.push({ model: ev.from, outcome: ev.outcome, reason: ev.reason });
       s.model = ev.to;
+      s.variant = ev.variant;
+      return;
+    case 'warning':
+      s.warnings.push(ev.message);
       return;
     case 'finish':
       return finish(s, ev.finish, ev.usage, emit);
@@ -236,6 +244,6 @@ function shell(s: ResponsesStreamState, p: Omit<ShellInput, 'model' | 'output' |
     ...p,
     model: s.model,
     output: [...s.output],
-    ...(final ? { switchyard: { attempts: [...s.attempts] } } : {}),
+    ...(final ? { switchyard: { attempts: [...s.attempts], servedVariant: s.variant ?? s.meta.servedVariant, warnings: [...s.warnings] } } : {}),
   });
 }
