@@ -48,6 +48,32 @@ async function replay(file: string, protocol: ClientProtocol, model: string, str
 
 /** The frames compactly, one JSON text per frame, for a readable snapshot. */
 const frameLines = (a: Answer) => normalise(a.frames).map((f) => `${f.event ? `${f.event} ` : ''}${JSON.stringify(f.data)}`);
+/** A JSON body as one line, so a snapshot holds one line per answer. */
+const oneLine = (v: unknown) => JSON.stringify(normalise(v));
+
+/**
+ * What the upstream receives depends on the client protocol and the upstream, never on the
+ * transcript replayed: it is snapshotted once per (upstream, protocol, stream) here, and every
+ * replay below must send exactly that.
+ */
+const upstreamBodies = new Map<string, unknown>();
+const bodyKey = (model: string, protocol: ClientProtocol, stream: boolean) => `${model} ${protocol} ${stream ? 'stream' : 'json'}`;
+
+reportSkippedWithoutReference('the request each client protocol makes upstream');
+describe.skipIf(!REFERENCE_PRESENT)('the request each client protocol makes upstream', () => {
+  for (const up of UPSTREAMS) {
+    for (const protocol of CLIENT_PROTOCOLS) {
+      for (const stream of [true, false]) {
+        it(bodyKey(up.model, protocol, stream), async () => {
+          await replay(listTranscripts(up.folder).find((f) => path.basename(f).startsWith('stream-text'))!, protocol, up.model, stream);
+          const body = fake.requests[0].body;
+          upstreamBodies.set(bodyKey(up.model, protocol, stream), body);
+          expect(oneLine(body)).toMatchSnapshot();
+        });
+      }
+    }
+  }
+});
 
 reportSkippedWithoutReference('every recorded transcript through every client protocol');
 for (const up of REFERENCE_PRESENT ? UPSTREAMS : []) {
@@ -66,12 +92,12 @@ for (const up of REFERENCE_PRESENT ? UPSTREAMS : []) {
             // one per event); the recorded stream is replayed either way, so both decoders run.
             expect(sent.body).toMatchObject({ model: up.upstreamModel, stream });
             expect(sent.headers.accept).toBe(stream ? 'text/event-stream' : 'application/json');
-            if (stream) expect(sent.body).toMatchSnapshot('upstream body');
+            expect(sent.body).toEqual(upstreamBodies.get(bodyKey(up.model, protocol, stream)));
 
             if (status !== 200) {
               expect(a.status).toBe(status);
               expect(bodyProblems(protocol, a.status, a.json)).toEqual([]);
-              expect(normalise(a.json)).toMatchSnapshot('error body');
+              expect(oneLine(a.json)).toMatchSnapshot('error body');
               return;
             }
             expect(a.status, a.text).toBe(200);
@@ -81,7 +107,7 @@ for (const up of REFERENCE_PRESENT ? UPSTREAMS : []) {
               expect(frameLines(a)).toMatchSnapshot('client stream');
             } else {
               expect(bodyProblems(protocol, 200, a.json)).toEqual([]);
-              expect(normalise(a.json)).toMatchSnapshot('client body');
+              expect(oneLine(a.json)).toMatchSnapshot('client body');
             }
             expect(comparable(answerContent(protocol, a))).toEqual(comparable(transcriptContent(ROOT, file)));
           });
