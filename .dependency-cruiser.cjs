@@ -14,6 +14,12 @@ module.exports = {
     forbid('pipeline-below-handlers', layer('pipeline'), '^src/(handlers|http|app)/', ''),
     forbid('handlers-below-http', layer('handlers'), '^src/(http|app)/', 'handlers never touch Koa'),
     forbid('handlers-no-koa', layer('handlers'), 'node_modules/(koa|@koa)/', 'domain code never touches Koa'),
+    forbid(
+      'provider-folders-stay-inside',
+      '^src/(?!providers/|config/)',
+      '^src/providers/(?!(transport|shared)/)[^/]+/',
+      'only providers/ and config/ name a provider: the rest reads the registry (providers/registry.ts) and capabilities (providers/types.ts)',
+    ),
     forbid('only-ledger-touches-db', '^src/(?!ledger/)', 'node_modules/(kysely|pg|@electric-sql|kysely-pglite-dialect)/', 'only the ledger touches the database'),
   ],
   options: {

@@ -11,7 +11,8 @@ import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js
 import { startReaper } from '../ledger/reaper.js';
 import { openRateLimiter, type RateLimiter } from '../limits/index.js';
 import { localKeyEvents, redisKeyEvents } from './key-events.js';
-import { providers } from '../providers/registry.js';
+import { providers as builtInProviders } from '../providers/registry.js';
+import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
 
 export interface GatewayOptions {
@@ -48,6 +49,8 @@ export interface GatewayOptions {
   metricsToken?: string;
   /** An already open limiter (tests that give several gateways one Redis prefix). */
   limiter?: RateLimiter;
+  /** The providers the config may name; the built-in ones by default (registry.ts `withProviders` adds more). */
+  providers?: ProviderRegistry;
 }
 
 export interface Gateway {
@@ -79,7 +82,8 @@ const UNWIND_MS = 5_000;
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const log = pino({ level: opts.logLevel ?? process.env.LOG_LEVEL ?? 'info' });
-  const catalog = opts.catalog ?? loadCatalog(opts.configPath);
+  const providers = opts.providers ?? builtInProviders;
+  const catalog = opts.catalog ?? loadCatalog(opts.configPath, { providers });
   const ownsLedger = !opts.ledger;
   const ledger = opts.ledger ?? (await openLedger({
       databaseUrl: opts.databaseUrl,

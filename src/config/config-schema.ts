@@ -15,7 +15,8 @@ const price = {
   },
 } as const;
 
-export const configSchema = {
+/** The schema for a registry whose provider kinds are `providerTypes`. */
+export const configSchema = (providerTypes: string[]) => ({
   type: 'object',
   additionalProperties: false,
   required: ['providers', 'models'],
@@ -27,7 +28,7 @@ export const configSchema = {
         additionalProperties: false,
         required: ['type'],
         properties: {
-          type: { enum: ['openai', 'anthropic', 'local', 'openai-responses'] },
+          type: { enum: providerTypes },
           base_url: { type: 'string', pattern: '^https?://' },
           api_key_env: { type: 'string', minLength: 1 },
           headers: { type: 'object', additionalProperties: { type: 'string' } },
@@ -89,4 +90,4 @@ export const configSchema = {
       },
     },
   },
-} as const;
+}) as const;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import type { ProviderConfig, ProviderType } from '../providers/types.js';
+import { providers as builtInProviders } from '../providers/registry.js';
+import type { ProviderConfig, ProviderRegistry } from '../providers/types.js';
 import { globRegex, type Catalog, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
 import { defaultLocalCatalog } from './local-models.js';
@@ -14,16 +15,15 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, responseMs: 600_000 };
-const DEFAULT_BASE_URL: Record<string, string> = {
-  openai: 'https://api.openai.com/v1',
-  'openai-responses': 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com',
-  local: 'local://',
-};
-
 type Raw = Record<string, any>;
 
-const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema);
+/** One compiled validator per registry (a provider's `type` must be one of its keys). */
+const validators = new WeakMap<ProviderRegistry, ReturnType<Ajv['compile']>>();
+function validatorFor(registry: ProviderRegistry) {
+  let v = validators.get(registry);
+  if (!v) validators.set(registry, (v = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema(Object.keys(registry)))));
+  return v;
+}
 
 export interface LoadOptions {
   /**
@@ -31,6 +31,8 @@ export interface LoadOptions {
    * only for its model names (the admin CLI); the gateway needs them.
    */
   providerKeys?: 'required' | 'optional';
+  /** The providers a config may name (`type`); the built-in ones by default. */
+  providers?: ProviderRegistry;
 }
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, opts: LoadOptions = {}): Catalog {
@@ -51,6 +53,8 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
 
 /** Validates a parsed config document and turns it into a catalog. */
 export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'config', opts: LoadOptions = {}): Catalog {
+  const registry = opts.providers ?? builtInProviders;
+  const validate = validatorFor(registry);
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => `${describePath(raw, e.instancePath)} ${e.message}${detailOf(e)}`);
     throw new ConfigError(`${source} is invalid:\n  ${problems.join('\n  ')}`);
@@ -58,7 +62,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
   const doc = raw as Raw;
   const providers = new Map<string, ProviderConfig>();
   for (const [id, p] of Object.entries(doc.providers as Record<string, Raw>)) {
-    providers.set(id, buildProvider(id, p, env, source, opts));
+    providers.set(id, buildProvider(id, p, registry, env, source, opts));
   }
   const models = new Map<string, ModelEntry>();
   for (const [i, m] of (doc.models as Raw[]).entries()) {
@@ -98,7 +102,7 @@ function buildPatterns(models: Map<string, ModelEntry>, source: string): ModelPa
   return out.sort((a, b) => literal(b) - literal(a));
 }
 
-function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: string, opts: LoadOptions): ProviderConfig {
+function buildProvider(id: string, p: Raw, registry: ProviderRegistry, env: NodeJS.ProcessEnv, source: string, opts: LoadOptions): ProviderConfig {
   const where = `${source}: providers.${id}`;
   let apiKey: string | undefined;
   if (p.api_key_env) {
@@ -107,8 +111,8 @@ function buildProvider(id: string, p: Raw, env: NodeJS.ProcessEnv, source: strin
   }
   return {
     id,
-    type: p.type as ProviderType,
-    baseUrl: (p.base_url ?? DEFAULT_BASE_URL[p.type]).replace(/\/+$/, ''),
+    type: p.type as string,
+    baseUrl: (p.base_url ?? registry[p.type].defaultBaseUrl).replace(/\/+$/, ''),
     apiKey,
     headers: p.headers ?? {},
     timeouts: {

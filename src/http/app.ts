@@ -92,7 +92,8 @@ export function createApp(opts: AppOptions): Koa<State> {
     ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
     ctx.state.protocol = protocolForPath(ctx.path, ctx.headers as Record<string, string | undefined>);
     ctx.set('x-request-id', ctx.state.requestId);
-    if (ctx.state.protocol.name === 'anthropic-messages') ctx.set('request-id', ctx.state.requestId);
+    const ownRequestId = ctx.state.protocol.requestIdHeader;
+    if (ownRequestId) ctx.set(ownRequestId, ctx.state.requestId);
     const endTimer = metrics.httpDuration.startTimer();
     const started = performance.now();
     ctx.state.completion = {};
@@ -189,9 +190,10 @@ async function prepareInput(
 ): Promise<{ input: HandlerInput; clientGone: AbortSignal }> {
   const headers = ctx.headers as Record<string, string | undefined>;
   const hasBody = ctx.method === 'POST' || ctx.method === 'PATCH';
-  // Checked early (before auth) on the Anthropic routes only; elsewhere an operation that declares
-  // the header has it validated by the document, and one that does not (HEAD /) ignores it.
-  for (const name of spec.protocol.name === 'anthropic-messages' ? ['anthropic-version', 'vendor-version'] : []) {
+  // Checked early (before auth) on the routes of a protocol that has version headers; elsewhere an
+  // operation that declares the header has it validated by the document, and one that does not
+  // (HEAD /) ignores it.
+  for (const name of spec.protocol.versionHeaders ?? []) {
     const v = headers[name];
     if (v !== undefined && !VERSION_HEADER.test(v)) throw new GatewayError('invalid_request', `${name}: must be a date like 2023-06-01`, { param: name });
   }

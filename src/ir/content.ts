@@ -9,6 +9,9 @@
 /** Fields with no IR home, keyed by the protocol they came from ("openai-chat", "anthropic", ...). */
 export type Ext = Record<string, Record<string, unknown>>;
 
+/** The ext keys: one per client protocol. */
+export type ExtKey = 'openai-chat' | 'anthropic' | 'openai-responses';
+
 export interface TextPart {
   type: 'text';
   text: string;
@@ -33,13 +36,24 @@ export interface ImagePart {
  */
 export interface ReasoningOrigin {
   /**
-   * Who produced it: 'anthropic' (Anthropic upstream or a signed thinking block from a client),
-   * 'openai' (an OpenAI-compatible chat upstream: DeepSeek reasoning_content), 'openai-responses'
-   * (Responses reasoning items), 'local' (the built-in models). Absent: unbound plain text.
+   * The signature family: the producing provider's `capabilities.signatures.family` (a client's
+   * signed thinking block: THINKING_FAMILY; a client's encrypted_content: RESPONSES_FAMILY).
+   * Provider encoders send a signature back only to their own family.
    */
   provider: string;
   model?: string;
+  /**
+   * The signature is opaque to clients that carry signed thinking blocks (Chat, Messages): it is
+   * withheld from them, so it can never come back as a thinking signature. Set from the family's
+   * `capabilities.signatures.opaque` (Responses encrypted_content).
+   */
+  opaque?: boolean;
 }
+
+/** The family of a signed thinking block as Messages and Chat clients carry it and send it back. */
+export const THINKING_FAMILY = 'anthropic';
+/** The family of Responses `encrypted_content` (a Responses upstream's, or a Responses client's). */
+export const RESPONSES_FAMILY = 'openai-responses';
 
 export interface ReasoningPart {
   type: 'reasoning';

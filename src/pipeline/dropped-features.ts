@@ -1,5 +1,5 @@
 import type { Request } from '../ir/index.js';
-import type { ProviderType } from '../providers/types.js';
+import type { ProviderCapabilities } from '../providers/types.js';
 
 /** The Responses protocol's ext key (its hosted tools and untranslatable items wait there). */
 const RESPONSES = 'openai-responses';
@@ -8,26 +8,28 @@ const ANTHROPIC = 'anthropic';
 
 /**
  * What of a request the chosen upstream will not see, as warnings for the log and the
- * `x-switchyard-warnings` header. Hosted tools (web_search, namespace, mcp, ...) and hosted tool
- * call items only reach a Responses-speaking upstream; elsewhere they are dropped, never a 400.
- * Anthropic server tools (web search, code execution, ...) only reach an Anthropic upstream, and
- * JSON mode without a schema has no Anthropic form; both are dropped the same way.
+ * `x-switchyard-warnings` header, read from the upstream's capabilities. Hosted tools (web_search,
+ * namespace, mcp, ...) and hosted tool call items only reach an upstream that speaks Responses
+ * and runs its server tools; elsewhere they are dropped, never a 400. Anthropic server tools (web
+ * search, code execution, ...) likewise only reach a Messages-speaking upstream that runs them, and
+ * JSON mode without a schema only an upstream that has it.
  */
-export function droppedFeatures(req: Request, provider: ProviderType): string[] {
+export function droppedFeatures(req: Request, can: ProviderCapabilities): string[] {
   const out: string[] = [];
-  if (req.responseFormat?.type === 'json_object' && provider === 'anthropic') {
-    out.push('JSON mode dropped (Anthropic has structured output only with a schema: use json_schema)');
+  if (req.responseFormat?.type === 'json_object' && !can.jsonMode) {
+    out.push('JSON mode dropped (the upstream has structured output only with a schema: use json_schema)');
   }
+  const speaksMessages = can.nativeProtocol === ANTHROPIC;
   const serverTools = req.ext[ANTHROPIC]?.serverTools;
-  if (provider !== 'anthropic' && isNonEmpty(serverTools)) {
+  if (!(speaksMessages && can.serverTools) && isNonEmpty(serverTools)) {
     out.push(`server tools dropped (the upstream is not Anthropic): ${typesOf(serverTools, (t) => t.type)}`);
   }
-  if (provider !== 'anthropic') out.push(...anthropicOnly(req));
+  if (!speaksMessages) out.push(...anthropicOnly(req));
   const ext = req.ext[RESPONSES];
   if (!ext) return out;
   const refs = ext.droppedReferences;
   if (isNonEmpty(refs)) out.push(`item_reference dropped (no stored responses): ${refs.join(', ')}`);
-  if (provider === RESPONSES) return out;
+  if (can.nativeProtocol === RESPONSES && can.serverTools) return out;
   if (isNonEmpty(ext.hostedTools)) {
     out.push(`hosted tools dropped (the upstream is not Responses-speaking): ${typesOf(ext.hostedTools, (t) => t.type)}`);
   }

@@ -11,7 +11,6 @@ import {
 import { costOf, requestHold, type Charge } from '../ledger/index.js';
 import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
-  ANTHROPIC_MIN_BUDGET,
   ceilingWarning,
   nextStep,
   planRoute,
@@ -20,7 +19,7 @@ import {
   type AttemptOutcome,
   type Candidate,
 } from '../routing/index.js';
-import type { ProviderCall } from '../providers/types.js';
+import type { ProviderCall, ProviderCapabilities } from '../providers/types.js';
 import * as metrics from '../util/metrics.js';
 import { countRequestTokensAsync } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
@@ -370,14 +369,15 @@ const WHOLE_ANSWER_MAX_TOKENS = 21_333;
  * upstream when the client streams or the answer may be long.
  */
 function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: Candidate, summary: RunSummary, stop: AbortController): ProviderCall {
+  const can = capabilitiesOf(deps, cand);
   const resolved = resolveReasoning(req.reasoning, {
     maxTokens: cand.maxTokens,
     modelReasons: cand.model.capabilities.reasoning,
-    minBudget: cand.target.provider.type === 'anthropic' ? ANTHROPIC_MIN_BUDGET : 0,
+    minBudget: can.thinking.minBudget,
     modelId: cand.model.id,
-    forcedToolBlocksThinking: cand.target.provider.type === 'anthropic' && (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool'),
+    forcedToolBlocksThinking: can.thinking.forcedToolBlocksThinking && (req.toolChoice?.type === 'required' || req.toolChoice?.type === 'tool'),
   });
-  const warnings = [ceilingWarning(req, cand), ...droppedFeatures(req, cand.target.provider.type), resolved.warning];
+  const warnings = [ceilingWarning(req, cand), ...droppedFeatures(req, can), resolved.warning];
   noteWarnings(deps, ctx, summary, warnings.filter((w) => w !== undefined));
   return {
     request: { ...req, maxTokens: cand.maxTokens, reasoning: resolved.reasoning, stream: req.stream || cand.maxTokens > WHOLE_ANSWER_MAX_TOKENS },
@@ -386,6 +386,21 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     signal: stop.signal,
   };
 }
+
+/**
+ * What the candidate's upstream can do. The config only names registered kinds; an unregistered
+ * one can do nothing (its attempt then fails in runAttempt, which reports it).
+ */
+function capabilitiesOf(deps: PipelineDeps, cand: Candidate): ProviderCapabilities {
+  return deps.providers[cand.target.provider.type]?.capabilities ?? UNKNOWN_PROVIDER;
+}
+
+const UNKNOWN_PROVIDER: ProviderCapabilities = {
+  thinking: { minBudget: 0, forcedToolBlocksThinking: false },
+  jsonMode: false,
+  serverTools: false,
+  signatures: { family: '', opaque: true },
+};
 
 /** Warnings are logged and reported once each (x-switchyard-warnings). */
 function noteWarnings(deps: PipelineDeps, ctx: CallContext, summary: RunSummary, warnings: string[]): void {

@@ -1,7 +1,7 @@
 import type { Attempt, RateLimitStatus, Usage } from '../ir/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { KeyLimits, RateLimiter } from '../limits/index.js';
-import type { Provider, ProviderType } from '../providers/types.js';
+import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
 
 /** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
@@ -19,7 +19,8 @@ export interface Logger {
 export interface PipelineDeps {
   catalog: Catalog;
   ledger: LedgerPort;
-  providers: Partial<Record<ProviderType, Provider>>;
+  /** Provider kind -> provider: how to call it and what it can do. */
+  providers: ProviderRegistry;
   /** Per-key rate limits, checked before the hold. */
   limiter: Pick<RateLimiter, 'admit' | 'adjust'>;
   holdTtlMs: number;

@@ -49,4 +49,8 @@ export interface ProtocolAdapter<S = unknown> {
   encodeError(err: GatewayError, requestId: string): ErrorBody;
   /** The calling key's rate limits in this protocol's headers (`nowMs` for absolute reset times). */
   rateLimitHeaders(status: RateLimitStatus, nowMs: number): Record<string, string>;
+  /** A header of its own that repeats the request id (besides `x-request-id`). */
+  requestIdHeader?: string;
+  /** Request headers that carry an API version date (`2023-06-01`), checked before authentication. */
+  versionHeaders?: string[];
 }

@@ -1,7 +1,4 @@
-import type { Request, StreamEvent } from '../ir/index.js';
-
-/** Provider kinds the gateway can speak to. */
-export type ProviderType = 'openai' | 'anthropic' | 'local' | 'openai-responses';
+import type { ExtKey, Request, StreamEvent } from '../ir/index.js';
 
 export interface Timeouts {
   /** TCP/TLS connect. */
@@ -17,7 +14,8 @@ export interface Timeouts {
 /** A provider as configured in the catalog (transport facts only). */
 export interface ProviderConfig {
   id: string;
-  type: ProviderType;
+  /** The provider's registry key (`Provider.type`). */
+  type: string;
   baseUrl: string;
   /** The resolved key (read from `api_key_env` at start-up); undefined for keyless upstreams. */
   apiKey?: string;
@@ -62,6 +60,43 @@ export interface ProviderCall {
  * `decode-stream`, `decode-error`, and an `index.ts` exporting one `Provider`.
  */
 export interface Provider {
-  type: ProviderType;
+  /** Its registry key: the `type` of a provider in the config. */
+  type: string;
+  /** The upstream's URL when the config gives no `base_url`. */
+  defaultBaseUrl: string;
+  capabilities: ProviderCapabilities;
   stream(call: ProviderCall): AsyncIterable<StreamEvent>;
 }
+
+/**
+ * What an upstream kind can do, read by the pipeline (reasoning, warnings) and the encoders (via
+ * reasoning origins), so that no module outside `providers/` and `config/` names a provider.
+ */
+export interface ProviderCapabilities {
+  thinking: {
+    /** The smallest thinking budget the upstream accepts (0: any); the ceiling must leave room for it. */
+    minBudget: number;
+    /** Forcing a tool (`tool_choice` required or a named tool) rules thinking out: the tool choice wins. */
+    forcedToolBlocksThinking: boolean;
+  };
+  /** JSON mode without a schema (`json_object`); without it the format is dropped with a warning. */
+  jsonMode: boolean;
+  /**
+   * The client protocol this upstream speaks natively: that protocol's extension bag (unknown
+   * fields, pass-through headers) reaches it unchanged; other protocols' bags are named in a warning.
+   */
+  nativeProtocol?: ExtKey;
+  /**
+   * It runs its native protocol's server-side tools (Anthropic server tools, Responses hosted
+   * tools and their items); elsewhere they are dropped with a warning.
+   */
+  serverTools: boolean;
+  /**
+   * Reasoning signatures: the family stamped on the origins of reasoning it produces (and the only
+   * one it sends back upstream); `opaque` ones are withheld from clients that carry signed thinking.
+   */
+  signatures: { family: string; opaque: boolean };
+}
+
+/** Registry key -> Provider. */
+export type ProviderRegistry = Readonly<Record<string, Provider>>;

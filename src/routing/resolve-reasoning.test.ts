@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_MIN_BUDGET, effortForBudget, resolveReasoning } from './resolve-reasoning.js';
+import { effortForBudget, resolveReasoning } from './resolve-reasoning.js';
+
+/** Anthropic's rule: budgets below 1024 are refused. */
+const ANTHROPIC_MIN_BUDGET = 1024;
 
 const anthropic = (maxTokens: number) => ({ maxTokens, modelReasons: true, minBudget: ANTHROPIC_MIN_BUDGET, modelId: 'm' });
 const plain = (maxTokens: number) => ({ maxTokens, modelReasons: true, minBudget: 0, modelId: 'm' });

@@ -7,13 +7,10 @@ import type { Reasoning, ReasoningEffort } from '../ir/index.js';
  *   budget -> effort: < 2048 low, < 8192 medium, else high.
  * Thinking turned on with neither means medium. A model without reasoning gets none, and a
  * warning says so (the catalog's `capabilities.reasoning` defaults to false).
- * A provider with a minimum budget (Anthropic: 1024) gets at least that; when the ceiling leaves
+ * A provider with a minimum budget (its `capabilities.thinking.minBudget`) gets at least that; when the ceiling leaves
  * no room for it (max_tokens <= 1024), thinking is turned off and a warning says so.
  */
 export const EFFORT_BUDGET: Record<ReasoningEffort, number> = { low: 1024, medium: 4096, high: 16384 };
-
-/** Anthropic rejects `thinking.budget_tokens` below this. */
-export const ANTHROPIC_MIN_BUDGET = 1024;
 
 export function effortForBudget(budget: number): ReasoningEffort {
   if (budget < 2048) return 'low';

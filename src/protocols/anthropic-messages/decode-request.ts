@@ -1,5 +1,5 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
-import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
+import { THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -199,7 +199,7 @@ function toolResult(b: JsonObject, at: string): ToolResultPart {
 function assistantBlocks(content: unknown, at: string): AssistantPart[] {
   return blocksOf(content, at).map((b, j): AssistantPart => {
     const bAt = `${at}.${j}`;
-    const origin = { provider: 'anthropic' };
+    const origin = { provider: THINKING_FAMILY };
     switch (b.type) {
       case 'text':
         return textPart(b);

@@ -16,4 +16,6 @@ export const anthropicMessages: ProtocolAdapter<MessagesStreamState> = {
   stream: messagesStream,
   encodeError: encodeMessagesError,
   rateLimitHeaders: anthropicRateLimitHeaders,
+  requestIdHeader: 'request-id',
+  versionHeaders: ['anthropic-version', 'vendor-version'],
 };

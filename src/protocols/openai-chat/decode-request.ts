@@ -1,5 +1,5 @@
 import { invalid } from '../../ir/errors.js';
-import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
+import { THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -180,7 +180,7 @@ function reasoningParts(m: JsonObject, at: string): AssistantPart[] {
   if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) {
     const lone = m.thinking_blocks.length === 1 && typeof m.reasoning_content === 'string';
     return m.thinking_blocks.map((b, j): AssistantPart => {
-      const origin = { provider: 'anthropic' };
+      const origin = { provider: THINKING_FAMILY };
       if (isRecord(b) && b.type === 'thinking' && typeof b.thinking === 'string') {
         const signed = typeof b.signature === 'string' && b.signature !== '';
         const text = b.thinking === '' && lone ? (m.reasoning_content as string) : b.thinking;

@@ -6,7 +6,7 @@ import {
   type TextPart,
   type ToolResultPart,
 } from '../../ir/index.js';
-import { decodeEncryptedContent } from './reasoning-envelope.js';
+import { decodeEncryptedContent, RESPONSES_ORIGIN } from './reasoning-envelope.js';
 import { isRecord } from '../shared/json.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */
@@ -184,7 +184,7 @@ function decodeReasoning(item: Json, param: string): AssistantPart {
   if (item.content !== undefined && item.content !== null) ext.content = item.content;
   const text = texts.join('\n\n');
   // Envelopes restore another provider's signed reasoning; raw content is a Responses upstream's.
-  const facts = typeof enc === 'string' ? decodeEncryptedContent(enc, text, `${param}.encrypted_content`) : { text, origin: { provider: EXT } };
+  const facts = typeof enc === 'string' ? decodeEncryptedContent(enc, text, `${param}.encrypted_content`) : { text, origin: RESPONSES_ORIGIN };
   return { type: 'reasoning', ...facts, ext: { [EXT]: ext } };
 }
 

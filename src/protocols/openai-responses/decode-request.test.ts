@@ -109,12 +109,12 @@ describe('decode-request: input', () => {
     expect(r.messages[1]).toEqual({
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: 'One.\n\nTwo.', redacted: enc, origin: { provider: 'openai-responses' }, ext: { 'openai-responses': { id: 'rs_1', summaryParts: ['One.', 'Two.'] } } },
+        { type: 'reasoning', text: 'One.\n\nTwo.', redacted: enc, origin: { provider: 'openai-responses', opaque: true }, ext: { 'openai-responses': { id: 'rs_1', summaryParts: ['One.', 'Two.'] } } },
         { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' },
       ],
     });
     const bare = decode({ input: [{ type: 'reasoning', summary: [] }] }).messages[0].content[0];
-    expect(bare).toEqual({ type: 'reasoning', text: '', origin: { provider: 'openai-responses' }, ext: { 'openai-responses': {} } });
+    expect(bare).toEqual({ type: 'reasoning', text: '', origin: { provider: 'openai-responses', opaque: true }, ext: { 'openai-responses': {} } });
   });
 
   it('item_reference is dropped and recorded (nothing is stored); other item types travel in ext with their position', () => {

@@ -104,7 +104,7 @@ describe('encode-stream: golden sequences', () => {
     const enc = events.find((e) => e.type === 'response.output_item.done')!.item.encrypted_content;
     expect(enc).toMatch(/^swy1\.[A-Za-z0-9_-]+$/);
     expect(decodeEncryptedContent(enc, 'edited summary', 'p')).toEqual({ text: 'Hmm.', signature: 'sig+/=', origin });
-    expect(decodeEncryptedContent('gAAA', 'sum', 'p')).toEqual({ text: 'sum', redacted: 'gAAA', origin: { provider: 'openai-responses' } });
+    expect(decodeEncryptedContent('gAAA', 'sum', 'p')).toEqual({ text: 'sum', redacted: 'gAAA', origin: { provider: 'openai-responses', opaque: true } });
     expect(() => decodeEncryptedContent('swy1.e30', 'x', 'p')).toThrow(/envelope/);
   });
 

@@ -12,15 +12,17 @@
  * The envelope is not a secret: a client could as well send a signed thinking block on
  * /v1/messages. It only saves clients from dropping reasoning they cannot otherwise carry.
  */
-import { invalid, type ReasoningOrigin, type ReasoningPart } from '../../ir/index.js';
+import { invalid, RESPONSES_FAMILY, type ReasoningOrigin, type ReasoningPart } from '../../ir/index.js';
 
 export const ENVELOPE_PREFIX = 'swy1.';
-/** The provider kind of a Responses-speaking upstream (and of the Responses protocol). */
-export const RESPONSES_KIND = 'openai-responses';
+
+/** The encrypted_content a Responses client gets back as it came: opaque, of the Responses family. */
+export const RESPONSES_ORIGIN: ReasoningOrigin = { provider: RESPONSES_FAMILY, opaque: true };
 
 interface Envelope {
   provider: string;
   model?: string;
+  opaque?: boolean;
   text: string;
   signature?: string;
   redacted?: string;
@@ -36,11 +38,12 @@ export interface ReasoningFacts {
 /** The `encrypted_content` for a reasoning part, or undefined when it carries nothing opaque. */
 export function encryptedContentOf(r: ReasoningFacts): string | undefined {
   if (!r.origin) return undefined;
-  if (r.origin.provider === RESPONSES_KIND) return r.signature ?? r.redacted;
+  if (r.origin.provider === RESPONSES_FAMILY) return r.signature ?? r.redacted;
   if (r.signature === undefined && r.redacted === undefined) return undefined;
   const env: Envelope = {
     provider: r.origin.provider,
     ...(r.origin.model ? { model: r.origin.model } : {}),
+    ...(r.origin.opaque ? { opaque: true } : {}),
     text: r.text,
     ...(r.signature !== undefined ? { signature: r.signature } : {}),
     ...(r.redacted !== undefined ? { redacted: r.redacted } : {}),
@@ -53,7 +56,7 @@ export function encryptedContentOf(r: ReasoningFacts): string | undefined {
  * part (its own text, not the possibly edited summary); anything else is a Responses upstream's.
  */
 export function decodeEncryptedContent(enc: string, summaryText: string, param: string): Omit<ReasoningPart, 'type' | 'ext'> {
-  if (!enc.startsWith(ENVELOPE_PREFIX)) return { text: summaryText, redacted: enc, origin: { provider: RESPONSES_KIND } };
+  if (!enc.startsWith(ENVELOPE_PREFIX)) return { text: summaryText, redacted: enc, origin: RESPONSES_ORIGIN };
   let env: Partial<Envelope>;
   try {
     env = JSON.parse(Buffer.from(enc.slice(ENVELOPE_PREFIX.length), 'base64url').toString('utf8')) as Partial<Envelope>;
@@ -71,6 +74,6 @@ export function decodeEncryptedContent(enc: string, summaryText: string, param: 
     text: env.text as string,
     ...(env.signature !== undefined ? { signature: env.signature } : {}),
     ...(env.redacted !== undefined ? { redacted: env.redacted } : {}),
-    origin: { provider: env.provider as string, ...(str(env.model) ? { model: env.model } : {}) },
+    origin: { provider: env.provider as string, ...(str(env.model) ? { model: env.model } : {}), ...(env.opaque === true ? { opaque: true } : {}) },
   };
 }

@@ -8,11 +8,11 @@ import { baseRequest } from '../../../test/support/ir-fixtures.js';
 
 const meta: EncodeMeta = { requestId: 'req_1', created: 0, requestedModel: 'm', inputTokensEstimate: 1, includeUsage: false, request: baseRequest() };
 
-/** One reasoning block with a signature, from the given provider kind. */
-function reasoning(provider: string): StreamEvent[] {
+/** One reasoning block with a signature, from the given family (opaque: Responses encrypted_content). */
+function reasoning(provider: string, opaque = false): StreamEvent[] {
   return [
     { type: 'start', id: 'x', model: 'm' },
-    { type: 'reasoning-start', id: 'r', origin: { provider } },
+    { type: 'reasoning-start', id: 'r', origin: { provider, ...(opaque ? { opaque } : {}) } },
     { type: 'reasoning-delta', id: 'r', text: 'thinking' },
     { type: 'reasoning-signature', id: 'r', signature: 'SIG-' + provider },
     { type: 'reasoning-end', id: 'r' },
@@ -20,8 +20,8 @@ function reasoning(provider: string): StreamEvent[] {
   ];
 }
 
-function wire(adapter: typeof openaiChat | typeof anthropicMessages, provider: string): string {
-  return runTranslator(adapter.stream, adapter.initStream(meta), reasoning(provider)).map((f) => f.data).join('\n');
+function wire(adapter: typeof openaiChat | typeof anthropicMessages, provider: string, opaque = false): string {
+  return runTranslator(adapter.stream, adapter.initStream(meta), reasoning(provider, opaque)).map((f) => f.data).join('\n');
 }
 
 describe('signatures only travel where they can come back safely', () => {
@@ -34,7 +34,7 @@ describe('signatures only travel where they can come back safely', () => {
 
   it('withholds another provider\'s opaque reasoning (a Responses upstream\'s encrypted_content)', () => {
     for (const adapter of [openaiChat, anthropicMessages]) {
-      const text = wire(adapter, 'openai-responses');
+      const text = wire(adapter, 'openai-responses', true);
       expect(text).toContain('thinking');
       expect(text).not.toContain('SIG-openai-responses');
     }

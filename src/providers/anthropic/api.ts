@@ -2,8 +2,9 @@ import type { ProviderConfig } from '../types.js';
 
 /** Transport facts of the Anthropic Messages API. */
 
-/** The provider kind stamped on reasoning origins this provider produces and accepts. */
+/** The registry key of this provider (the `type` in the config). */
 export const ANTHROPIC_KIND = 'anthropic';
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 export const FAST_MODE_BETA = 'fast-mode-2026-02-01';
 

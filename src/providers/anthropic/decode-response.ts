@@ -1,6 +1,5 @@
-import { GatewayError, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, THINKING_FAMILY, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
-import { ANTHROPIC_KIND } from './api.js';
 
 /** `stop_reason` (+ `stop_sequence`, `stop_details`) -> IR finish. */
 export function decodeFinish(raw: string | undefined, stopSequence?: unknown, stopDetails?: unknown): Finish {
@@ -26,7 +25,7 @@ export function decodeFinish(raw: string | undefined, stopSequence?: unknown, st
 
 /** Thinking from this provider is bound to Anthropic (and the model): its signature goes back only there. */
 export function reasoningOrigin(model: string | undefined): ReasoningOrigin {
-  return model ? { provider: ANTHROPIC_KIND, model } : { provider: ANTHROPIC_KIND };
+  return model ? { provider: THINKING_FAMILY, model } : { provider: THINKING_FAMILY };
 }
 
 /** Merge the usage fields present in `u` into `into` (message_delta repeats only some). */

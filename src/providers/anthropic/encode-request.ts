@@ -1,6 +1,6 @@
-import { allowedTools, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
+import { allowedTools, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
-import { ANTHROPIC_KIND, DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
+import { DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
 import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the Anthropic protocol (same-protocol passthrough). */
@@ -135,7 +135,7 @@ function encodeAssistantPart(p: AssistantPart): Json[] {
     case 'reasoning':
       // Signed reasoning goes back byte for byte, and only to Anthropic. Unsigned or foreign
       // reasoning is dropped: the API would reject it and a signature is never invented.
-      if (p.origin?.provider !== ANTHROPIC_KIND) return [];
+      if (p.origin?.provider !== THINKING_FAMILY) return [];
       if (p.redacted !== undefined) return [{ type: 'redacted_thinking', data: p.redacted }];
       if (p.signature === undefined) return [];
       return [{ type: 'thinking', thinking: p.text, signature: p.signature }];

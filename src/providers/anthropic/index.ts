@@ -1,14 +1,25 @@
+import { THINKING_FAMILY } from '../../ir/index.js';
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
-import { authHeaders, messagesUrl } from './api.js';
+import { ANTHROPIC_KIND, authHeaders, DEFAULT_BASE_URL, messagesUrl } from './api.js';
 import { decodeError } from './decode-error.js';
 import { decodeResponse } from './decode-response.js';
 import { decodeMessagesStream, initMessagesStream } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 
 /** Anthropic `/v1/messages` upstreams. */
-export const anthropicProvider: Provider = {
-  type: 'anthropic',
+export const anthropicProvider = {
+  type: ANTHROPIC_KIND,
+  defaultBaseUrl: DEFAULT_BASE_URL,
+  capabilities: {
+    // Anthropic rejects `thinking.budget_tokens` below 1024, and thinking with tool_choice any/tool.
+    thinking: { minBudget: 1024, forcedToolBlocksThinking: true },
+    // Structured output only with a schema.
+    jsonMode: false,
+    nativeProtocol: 'anthropic',
+    serverTools: true,
+    signatures: { family: THINKING_FAMILY, opaque: false },
+  },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);
     return streamUpstream(call, {
@@ -21,4 +32,4 @@ export const anthropicProvider: Provider = {
       decodeResponse,
     });
   },
-};
+} satisfies Provider;

@@ -25,6 +25,9 @@ interface Budget {
   cut: boolean;
 }
 
+/** The registry key of the built-in models, also their reasoning signatures' family. */
+export const LOCAL_KIND = 'local';
+
 export async function* generate(call: ProviderCall): AsyncGenerator<StreamEvent> {
   // One abort check in front of every event: after an abort nothing more is yielded.
   for await (const event of produce(call)) {
@@ -71,7 +74,7 @@ async function* streamBlock(
   }
   if (block.kind === 'tool') yield { type: 'tool-start', id, toolCallId: block.toolCallId, name: block.name };
   else if (block.kind === 'text') yield { type: 'text-start', id };
-  else yield { type: 'reasoning-start', id, origin: { provider: 'local', model } };
+  else yield { type: 'reasoning-start', id, origin: { provider: LOCAL_KIND, model } };
 
   let emitted = '';
   for (const piece of pieces) {

@@ -4,12 +4,20 @@
  * the refusal test trigger, and streams at the catalog's tokens per second. No I/O, so it has no
  * `api` / `encode-request` / `decode-*` files: the IR goes in and the IR comes out.
  */
-import type { Provider } from '../types.js';
-import { generate } from './generate.js';
+import type { Provider, ProviderCall } from '../types.js';
+import { generate, LOCAL_KIND } from './generate.js';
 
-export const localProvider: Provider = {
-  type: 'local',
-  stream: (call) => generate(call),
-};
+export const localProvider = {
+  type: LOCAL_KIND,
+  defaultBaseUrl: 'local://',
+  capabilities: {
+    thinking: { minBudget: 0, forcedToolBlocksThinking: false },
+    jsonMode: true,
+    serverTools: false,
+    // Signed like Anthropic's thinking (sign-reasoning.ts), so clients may carry the signature.
+    signatures: { family: LOCAL_KIND, opaque: false },
+  },
+  stream: (call: ProviderCall) => generate(call),
+} satisfies Provider;
 
 export { REFUSAL_TRIGGER } from './read-conversation.js';

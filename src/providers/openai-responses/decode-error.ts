@@ -2,13 +2,13 @@ import type { GatewayError } from '../../ir/index.js';
 import { decodeError as decodeOpenAIError } from '../openai/decode-error.js';
 import { isObject } from '../shared/read-json.js';
 import type { ErrorAnswer } from '../transport/types.js';
-import { RESPONSES_KIND } from './api.js';
+import { RESPONSES_TYPE } from './api.js';
 
 /** Same `{error:{message,type,param,code}}` shape as chat; only the provider label differs. */
 export function decodeError(answer: ErrorAnswer): GatewayError {
   const err = decodeOpenAIError(answer);
   const upstream = err.details?.upstream;
-  if (upstream && typeof upstream === 'object') (upstream as Record<string, unknown>).provider = RESPONSES_KIND;
+  if (upstream && typeof upstream === 'object') (upstream as Record<string, unknown>).provider = RESPONSES_TYPE;
   return err;
 }
 

@@ -1,5 +1,6 @@
 import { GatewayError, emptyUsage, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, num, str, type Json } from '../shared/read-json.js';
+import { reasoningOrigin } from './api.js';
 import { decodeStreamError } from './decode-error.js';
 
 /**
@@ -47,7 +48,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
     const id = String(n++);
     if (item.type === 'reasoning') {
       const summary = (Array.isArray(item.summary) ? item.summary : []).map((p) => (isObject(p) ? str(p.text) : '')).filter(Boolean);
-      out.push({ type: 'reasoning-start', id });
+      out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(str(body.model)) });
       if (summary.length) out.push({ type: 'reasoning-delta', id, text: summary.join('\n\n') });
       if (str(item.encrypted_content)) out.push({ type: 'reasoning-signature', id, signature: str(item.encrypted_content) });
       out.push({ type: 'reasoning-end', id });

@@ -1,6 +1,7 @@
 import { GatewayError, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
+import { reasoningOrigin } from './api.js';
 import { decodeStreamError } from './decode-error.js';
 import { decodeFinish, decodeUsage } from './decode-response.js';
 import { type Json, isObject, str } from '../shared/read-json.js';
@@ -21,10 +22,12 @@ export interface ResponsesStreamState {
   sawToolCall: boolean;
   refused: boolean;
   done: boolean;
+  /** The upstream model from response.created, stamped on reasoning origins. */
+  model: string;
 }
 
 export function initResponsesStream(): ResponsesStreamState {
-  return { started: false, nextId: 0, items: {}, sawToolCall: false, refused: false, done: false };
+  return { started: false, nextId: 0, items: {}, sawToolCall: false, refused: false, done: false, model: '' };
 }
 
 /**
@@ -44,6 +47,7 @@ export const decodeResponsesStream: StreamTranslator<ResponsesStreamState, SseEv
     if (!s.started && type === 'response.created') {
       s.started = true;
       const r = isObject(ev.response) ? ev.response : {};
+      s.model = str(r.model);
       out.push({ type: 'start', id: str(r.id), model: str(r.model) });
       return [s, out];
     }
@@ -109,7 +113,7 @@ function openItem(s: ResponsesStreamState, index: number, item: Json, out: Strea
   } else if (item.type === 'reasoning') {
     const id = String(s.nextId++);
     s.items[index] = { kind: 'reasoning', id, seen: 0 };
-    out.push({ type: 'reasoning-start', id });
+    out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(s.model) });
   } else if (item.type === 'function_call') {
     const id = String(s.nextId++);
     s.items[index] = { kind: 'tool', id, seen: 0 };

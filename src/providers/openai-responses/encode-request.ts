@@ -1,9 +1,12 @@
 import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
-import { EXT_KEY, RESPONSES_KIND } from './api.js';
+import { RESPONSES_FAMILY } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
 
 type Json = Record<string, unknown>;
+
+/** The Responses client protocol's ext key (its unmapped fields ride there). */
+const EXT_KEY = 'openai-responses';
 
 export interface EncodedRequest {
   body: Json;
@@ -125,7 +128,7 @@ function encodeAssistant(parts: AssistantPart[]): Json[] {
  * reasoning item needs its encrypted_content, so summary-only or foreign reasoning is dropped.
  */
 function encodeReasoningItem(p: Extract<AssistantPart, { type: 'reasoning' }>): Json | undefined {
-  if (p.origin?.provider !== RESPONSES_KIND) return undefined;
+  if (p.origin?.provider !== RESPONSES_FAMILY) return undefined;
   const enc = p.signature ?? p.redacted;
   if (enc === undefined) return undefined;
   const parts = p.ext?.[EXT_KEY]?.summaryParts;

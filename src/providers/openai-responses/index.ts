@@ -1,14 +1,23 @@
+import { RESPONSES_FAMILY } from '../../ir/index.js';
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
-import { authHeaders, responsesUrl } from './api.js';
+import { authHeaders, DEFAULT_BASE_URL, RESPONSES_TYPE, responsesUrl } from './api.js';
 import { decodeError } from './decode-error.js';
 import { decodeResponse } from './decode-response.js';
 import { decodeResponsesStream, initResponsesStream } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 
 /** Responses-speaking upstreams (`POST /responses`: OpenAI and compatibles). */
-export const openaiResponsesProvider: Provider = {
-  type: 'openai-responses',
+export const openaiResponsesProvider = {
+  type: RESPONSES_TYPE,
+  defaultBaseUrl: DEFAULT_BASE_URL,
+  capabilities: {
+    thinking: { minBudget: 0, forcedToolBlocksThinking: false },
+    jsonMode: true,
+    nativeProtocol: 'openai-responses',
+    serverTools: true,
+    signatures: { family: RESPONSES_FAMILY, opaque: true },
+  },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);
     return streamUpstream(call, {
@@ -21,4 +30,4 @@ export const openaiResponsesProvider: Provider = {
       decodeResponse,
     });
   },
-};
+} satisfies Provider;

@@ -1,14 +1,23 @@
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
-import { authHeaders, chatCompletionsUrl } from './api.js';
+import { authHeaders, chatCompletionsUrl, DEFAULT_BASE_URL, OPENAI_KIND } from './api.js';
 import { decodeError } from './decode-error.js';
 import { decodeResponse } from './decode-response.js';
 import { decodeChatStream, initChatStream } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 
 /** OpenAI-compatible `/chat/completions` upstreams (OpenAI, DeepSeek, vLLM, Ollama, ...). */
-export const openaiProvider: Provider = {
-  type: 'openai',
+export const openaiProvider = {
+  type: OPENAI_KIND,
+  defaultBaseUrl: DEFAULT_BASE_URL,
+  capabilities: {
+    thinking: { minBudget: 0, forcedToolBlocksThinking: false },
+    jsonMode: true,
+    nativeProtocol: 'openai-chat',
+    serverTools: false,
+    // reasoning_content (DeepSeek) carries no signature; it goes back only to this kind.
+    signatures: { family: OPENAI_KIND, opaque: false },
+  },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);
     return streamUpstream(call, {
@@ -21,4 +30,4 @@ export const openaiProvider: Provider = {
       decodeResponse,
     });
   },
-};
+} satisfies Provider;
