@@ -16,7 +16,7 @@ const CHAT: OpenAIErrorDialect = {
 };
 
 /** The `{error:{message,type,param,code,...details}}` object, shared with the in-stream error frame. */
-export function chatErrorObject(err: GatewayError): { error: Record<string, unknown> } {
+export function chatErrorObject(err: GatewayError): ReturnType<typeof openAIErrorObject> {
   return openAIErrorObject(err, CHAT);
 }
 

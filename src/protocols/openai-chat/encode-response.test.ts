@@ -62,7 +62,7 @@ describe('encodeChatResponse', () => {
       ],
       servedVariant: 'fast',
     });
-    const body = encodeChatResponse(res, testMeta()) as { choices: [{ message: Record<string, unknown> }]; switchyard: unknown; model: string };
+    const body = encodeChatResponse(res, testMeta());
     expect(body.model).toBe('model-b');
     expect(body.choices[0].message).toEqual({ role: 'assistant', content: null, refusal: null });
     expect(body.switchyard).toEqual({ attempts: res.attempts, served_variant: 'fast' });
@@ -78,13 +78,13 @@ describe('encodeChatResponse', () => {
     ['tool-calls', 'tool_calls'],
     ['refusal', 'content_filter'],
   ] as const)('finish %s -> %s', (unified, reason) => {
-    const body = encodeChatResponse(testResponse({ finish: { unified } }), testMeta()) as { choices: [{ finish_reason: string }] };
+    const body = encodeChatResponse(testResponse({ finish: { unified } }), testMeta());
     expect(body.choices[0].finish_reason).toBe(reason);
   });
 
   it('a refusal carries the explanation in message.refusal', () => {
     const res = testResponse({ finish: { unified: 'refusal', details: { type: 'refusal', category: 'cyber', explanation: 'Refused by policy.' } } });
-    const body = encodeChatResponse(res, testMeta()) as { choices: [{ message: { refusal: unknown } }] };
+    const body = encodeChatResponse(res, testMeta());
     expect(body.choices[0].message.refusal).toBe('Refused by policy.');
   });
 });

@@ -1,3 +1,4 @@
+import type { Published } from '../shared/published.js';
 import { refusalExplanation, type FinishReason } from '../../ir/finish.js';
 import type { ReasoningPart } from '../../ir/content.js';
 import type { Response } from '../../ir/response.js';
@@ -32,8 +33,12 @@ export function chatUsage(u: Usage) {
   };
 }
 
+type ChatMessage = Published<'ChatCompletion'>['choices'][number]['message'];
+type ThinkingBlock = NonNullable<ChatMessage['thinking_blocks']>[number];
+type ToolCall = NonNullable<ChatMessage['tool_calls']>[number];
+
 /** A signed or redacted reasoning part as a LiteLLM-style `thinking_blocks` entry the client can send back. */
-export function thinkingBlock(p: ReasoningPart): Record<string, string> | undefined {
+export function thinkingBlock(p: ReasoningPart): ThinkingBlock | undefined {
   if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
   if (p.signature !== undefined && signatureTravels(p.origin)) return { type: 'thinking', thinking: p.text, signature: p.signature };
   return undefined;
@@ -44,11 +49,11 @@ export function thinkingBlock(p: ReasoningPart): Record<string, string> | undefi
  * `switchyard.attempts`. On a refusal finish, `message.refusal` carries the provider's
  * explanation when it gave one (Anthropic `stop_details.explanation`).
  */
-export function encodeChatResponse(res: Response, meta: EncodeMeta): unknown {
+export function encodeChatResponse(res: Response, meta: EncodeMeta): Published<'ChatCompletion'> {
   let text: string | null = null;
   let reasoning: string | null = null;
-  const thinkingBlocks: Record<string, string>[] = [];
-  const toolCalls: unknown[] = [];
+  const thinkingBlocks: ThinkingBlock[] = [];
+  const toolCalls: ToolCall[] = [];
   for (const p of res.content) {
     if (p.type === 'text') text = (text ?? '') + p.text;
     else if (p.type === 'reasoning') {
@@ -60,7 +65,7 @@ export function encodeChatResponse(res: Response, meta: EncodeMeta): unknown {
     }
   }
   const refusal = refusalExplanation(res.finish) ?? null;
-  const message = {
+  const message: ChatMessage = {
     role: 'assistant',
     content: text,
     refusal,

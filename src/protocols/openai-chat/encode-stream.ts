@@ -2,6 +2,7 @@ import { refusalExplanation } from '../../ir/finish.js';
 import type { StreamEvent } from '../../ir/stream.js';
 import type { StreamTranslator } from '../../ir/translator.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
+import type { Published } from '../shared/published.js';
 import { chatCompletionId } from '../shared/ids.js';
 import { chatErrorObject } from './encode-error.js';
 import { chatFinishReason, chatUsage, type ChatFinishReason } from './encode-response.js';
@@ -64,7 +65,7 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
       s.started = true;
       out.push(chunk(s, { role: 'assistant', content: '' }));
     };
-    const emit = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: ChatFinishReason | null = null) => {
+    const emit = (delta: Delta, extra: Pick<Chunk, 'switchyard'> = {}, finish: ChatFinishReason | null = null) => {
       begin();
       out.push(chunk(s, delta, finish, extra));
     };
@@ -136,11 +137,15 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
 };
 
 function head(s: ChatStreamState) {
-  return { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.model };
+  return { id: s.id, object: 'chat.completion.chunk' as const, created: s.created, model: s.model };
 }
 
-function chunk(s: ChatStreamState, delta: Record<string, unknown>, finish: ChatFinishReason | null = null, extra: Record<string, unknown> = {}): SseFrame {
+type Chunk = Published<'ChatCompletionChunk'>;
+type Delta = Chunk['choices'][number]['delta'];
+
+function chunk(s: ChatStreamState, delta: Delta, finish: ChatFinishReason | null = null, extra: Pick<Chunk, 'switchyard'> = {}): SseFrame {
   return frame({ ...head(s), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
 }
 
-const frame = (body: unknown): SseFrame => ({ data: JSON.stringify(body) });
+/** One `data:` payload: a chunk, or an error after the stream started (both as published). */
+const frame = (body: Chunk | Published<'ChatStreamError'>): SseFrame => ({ data: JSON.stringify(body) });

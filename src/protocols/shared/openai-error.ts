@@ -1,3 +1,4 @@
+import type { Published } from './published.js';
 import type { ErrorKind, GatewayError } from '../../ir/index.js';
 import type { ErrorBody } from '../types.js';
 
@@ -43,7 +44,7 @@ export function openAIErrorCode(err: GatewayError, dialect: OpenAIErrorDialect):
 }
 
 /** `{error:{message, type, param, code}}` with all four keys, plus any details; also the in-stream error frame. */
-export function openAIErrorObject(err: GatewayError, dialect: OpenAIErrorDialect): { error: Record<string, unknown> } {
+export function openAIErrorObject(err: GatewayError, dialect: OpenAIErrorDialect): Published<'OpenAIErrorResponse'> {
   return {
     error: {
       ...err.details,
