@@ -110,7 +110,8 @@ export class Ledger {
     this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), {
       maxInFlight: HOLD_STATEMENTS_IN_FLIGHT,
       maxBatch: MAX_BATCH,
-      conflictKey: (h) => h.accountId,
+      // One account's holds share a statement (folded into one update of its row); one request id never does.
+      conflictKey: (h) => h.requestId,
     });
     this.settles = new GroupCommit((ss) => settleMany(this.db, ss), {
       // Nobody waits on a settle: one statement at a time, lingering a little, collects the most.

@@ -6,14 +6,16 @@ import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
 
 /**
- * Reserves each request's amount, in one statement for the whole batch (at most one hold per
- * account per batch: the group commit keeps a second one for the next statement). For each hold
- * the statement raises the account's `held` only where the available balance covers it, the
- * request id is new and (when a key is given) the key is not revoked, and inserts the hold
- * (id = request id, so a retry cannot hold twice). A placed hold is answered with the account's
- * available balance right after it (for the ledger's HoldForecast). The accounts are locked in id
- * order, so batches running at once never deadlock; row locks plus the re-checked WHERE make it
- * exact.
+ * Reserves each request's amount, in one statement for the whole batch. Holds of one account are
+ * folded into one update of its row: the statement locks the batch's accounts (in id order, so
+ * batches running at once never deadlock) and reads their available balance as it stands then;
+ * each hold whose request id is new and whose key (when given) is live and belongs to the account
+ * is a candidate, and the candidates of an account are admitted in batch order while their running
+ * sum fits that balance. The account's `held` then rises once, by the admitted sum, re-checked on
+ * the row (`balance - held >= sum`), and the admitted holds are inserted (id = request id, so a
+ * retry cannot hold twice). A busy account thus costs one row update per statement, not one per
+ * request, and its requests never queue behind each other's row lock. A placed hold is answered
+ * with the account's available balance right after it (for the ledger's HoldForecast).
  *
  * Every table is reached through `id = ANY (ARRAY(...))`, an index lookup whatever the plan: the
  * statement is prepared, and a generic plan that guessed 100 rows from jsonb_to_recordset would
@@ -52,12 +54,16 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
     if (row.placed) results[row.ord] = row.available!;
     else if (row.duplicate) results[row.ord] = conflict(h.requestId);
     else if (!row.key_ok) results[row.ord] = new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
-    else results[row.ord] = await insufficient(db, h);
+    else results[row.ord] = await insufficient(db, h, valid.length > 1);
   }
   return results as Array<bigint | Error>;
 }
 
-/** The batch: one row per hold, from JSON, joined against the accounts, keys and holds it touches. */
+/**
+ * The batch: one row per hold, from JSON, joined against the accounts, keys and holds it touches.
+ * `adm` is where an admission rule per row of another table would join (a per-key budget, say:
+ * its own running sum per key, and an update of the key row beside `a`).
+ */
 async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
   const rows = JSON.stringify(
     valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
@@ -67,7 +73,9 @@ async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: Ho
       SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
         AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
     ), lk AS (
-      SELECT id FROM accounts WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
+      -- FOR UPDATE reads each account as its last committed writer left it, and holds it until commit.
+      SELECT id, balance - held AS available FROM accounts
+      WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
     ), dup AS (
       SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
     ), live_keys AS (
@@ -76,20 +84,29 @@ async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: Ho
       SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
         (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
       FROM r
+    ), cand AS (
+      SELECT c.*, (sum(c.amount) OVER (PARTITION BY c.account_id ORDER BY c.ord ROWS UNBOUNDED PRECEDING))::bigint AS running
+      FROM checked c WHERE NOT c.duplicate AND c.key_ok
+    ), adm AS (
+      SELECT cand.*, lk.available - cand.running AS available
+      FROM cand JOIN lk ON lk.id = cand.account_id
+      WHERE cand.running <= lk.available
+    ), per AS (
+      SELECT account_id, sum(amount)::bigint AS amount FROM adm GROUP BY account_id
     ), a AS (
-      UPDATE accounts SET held = accounts.held + c.amount
-      FROM checked c JOIN lk ON lk.id = c.account_id
-      WHERE accounts.id = c.account_id AND accounts.id = ANY (ARRAY(SELECT account_id FROM r))
-        AND NOT c.duplicate AND c.key_ok AND accounts.balance - accounts.held >= c.amount
-      RETURNING c.id AS request_id, accounts.balance - accounts.held AS available
+      UPDATE accounts SET held = accounts.held + per.amount
+      FROM per
+      WHERE accounts.id = ANY (ARRAY(SELECT account_id FROM r)) AND accounts.id = per.account_id
+        AND accounts.balance - accounts.held >= per.amount
+      RETURNING accounts.id
     ), ins AS (
       INSERT INTO holds (id, account_id, amount, expires_at)
-      SELECT r.id, r.account_id, r.amount, now() + make_interval(secs => r.ttl_ms / 1000)
-      FROM r JOIN a ON a.request_id = r.id
+      SELECT adm.id, adm.account_id, adm.amount, now() + make_interval(secs => adm.ttl_ms / 1000)
+      FROM adm JOIN a ON a.id = adm.account_id
       RETURNING id
     )
-    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, a.available
-    FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN a ON a.request_id = ins.id
+    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, adm.available
+    FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN adm ON adm.id = ins.id
       CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
   return result.rows;
 }
@@ -147,8 +164,14 @@ function conflict(requestId: string, cause?: unknown): GatewayError {
   return new GatewayError('conflict', `a hold for request ${requestId} already exists`, { cause });
 }
 
-/** Builds the 402; reads the balance afresh (after the statement) so the numbers are current. */
-async function insufficient(db: Kysely<Database>, h: HoldRequest): Promise<GatewayError> {
+/**
+ * Builds the 402; reads the balance afresh (after the statement) so the numbers are current. A hold
+ * refused in a batch (`fromBatch`) that the balance covers now is tried once more on its own: the
+ * batch admits each account's holds in order while they fit, so a small hold behind a large one
+ * that did not fit is refused there although the balance covers it (and a settle may have returned
+ * money since).
+ */
+async function insufficient(db: Kysely<Database>, h: HoldRequest, fromBatch: boolean): Promise<bigint | Error> {
   const row = await db
     .selectFrom('accounts')
     .select(['balance', 'held'])
@@ -156,6 +179,10 @@ async function insufficient(db: Kysely<Database>, h: HoldRequest): Promise<Gatew
     .executeTakeFirst();
   if (!row) return new GatewayError('not_found', `account ${h.accountId} not found`);
   const available = row.balance - row.held;
+  if (fromBatch && available >= h.amount) {
+    const [again] = await placeHolds(db, [h]);
+    return again;
+  }
   return new GatewayError(
     'insufficient_balance',
     `insufficient balance: this request needs ${h.amount} ${MONEY_UNIT} held but ${available} ${MONEY_UNIT} is available`,

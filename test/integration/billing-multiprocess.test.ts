@@ -1,6 +1,7 @@
 /**
  * Issue 4 acceptance with real gateway processes (`src/main.ts serve`) sharing one PostgreSQL
- * schema: 500 requests spread over three gateways against a balance for exactly K, and a gateway
+ * schema: 500 requests spread over three gateways against a balance for exactly K; one busy account
+ * (issue 20: many keys, one balance, holds folded per account) running dry under load; and a gateway
  * killed with SIGKILL mid-stream whose orphaned hold another instance's reaper releases after
  * the (shortened) TTL. PostgreSQL only: PGlite is one process's embedded database.
  */
@@ -105,6 +106,55 @@ describe.runIf(pgTarget)('billing across gateway processes on postgres', () => {
     expect(captures.length).toBe(K);
     expect(captures.every((e) => e.amount === -H)).toBe(true);
     expect((await t.ledger.usageRecords(account.id, 1000)).length).toBe(K);
+    expect(await t.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('one busy account: 600 requests with 6 of its keys over 3 gateways, streamed and not, holds of three sizes: no overdraft, journal = balances, no hold left', async () => {
+    // Each answer reaches its ceiling, so each request costs exactly its hold: an overdraft would show
+    // as a negative balance.
+    const bodies = [8, 16, 24].flatMap((max_tokens) =>
+      [false, true].map((stream) => ({ model: 'local-haiku', stream, max_tokens, messages: [{ role: 'user', content: 'Write a long story about one team sharing one balance.' }] })),
+    );
+    const holds = bodies.map((b) => holdFor(catalog(), openaiChat, b).hold);
+    const total = 600;
+    // Funds about a quarter of the holds, so the account runs dry while requests are in flight.
+    const initial = Array.from({ length: total }, (_, i) => holds[i % bodies.length]).reduce((x, y) => x + y, 0n) / 4n;
+    const account = await t.ledger.createAccount('team', initial);
+    const keys = await Promise.all(Array.from({ length: 6 }, () => t.ledger.createKey(account.id)));
+
+    const statuses = await Promise.all(
+      Array.from({ length: total }, async (_, i) => {
+        const body = bodies[i % bodies.length];
+        const res = await fetch(`${children[i % 3].url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys[i % keys.length].key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        if (res.status === 402) expect(JSON.parse(text).error.type).toBe('insufficient_quota');
+        else if (res.status === 200 && body.stream) expect(text).toContain('data: [DONE]');
+        return res.status;
+      }),
+    );
+    const served = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([]);
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThan(total);
+    // Settles go out after the answers: wait until every hold of the account is resolved.
+    await waitFor(async () => {
+      const pending = await t.ledger.db.selectFrom('holds').select('id').where('account_id', '=', account.id).where('status', '=', 'pending').execute();
+      return pending.length === 0 ? true : undefined;
+    }, 20_000, 'every hold of the account to be settled');
+    const after = (await t.ledger.getAccount(account.id))!;
+    expect(after.held).toBe(0n);
+    expect(after.balance).toBeGreaterThanOrEqual(0n);
+    const captures = (await t.ledger.ledgerEntries(account.id, 1000)).filter((e) => e.kind === 'capture');
+    expect(captures.reduce((sum, e) => sum - e.amount, 0n)).toBe(initial - after.balance);
+    const usage = await t.ledger.usageRecords(account.id, 1000);
+    expect(usage.length).toBe(served);
+    expect(usage.reduce((sum, u) => sum + u.cost, 0n)).toBe(initial - after.balance);
+    const keyIds = new Set(keys.map((k) => k.record.id));
+    expect(usage.every((u) => keyIds.has(u.keyId!))).toBe(true);
     expect(await t.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 

@@ -1,7 +1,8 @@
 /**
  * The batched statements behind the group commit, called directly with several requests at once,
  * so every path of the batch SQL runs whatever the timing: mixed outcomes in one hold statement,
- * several requests of one account in one settle statement (one account update, a chained journal).
+ * several requests of one account in one hold or settle statement (one account update; admission
+ * in order while the balance covers it; a chained journal).
  */
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -25,7 +26,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
   openForSuite(target, (opened) => (ledger = opened.ledger));
 
   /**
-   * One hold per account (as the group commit batches them) covering every answer: placed with and
+   * One hold per account covering every answer: placed with and
    * without a key, short of balance, revoked key, another account's key, unknown account, duplicate
    * and invalid. A placed hold answers the balance left available after it. `expectHeld` checks
    * that only the placed ones moved money.
@@ -80,6 +81,30 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     const poor = cases.find(([, kind]) => kind === 'insufficient_balance')![0];
     expect((await placeHolds(ledger.db, [zero, { ...poor, requestId: rid('poor') }])).map(kindOf)).toEqual(['invalid_request', 'insufficient_balance']);
     await expectHeld();
+  });
+
+  it('several holds of one account in one statement: admitted in order while they fit, each answered the balance left after it', async () => {
+    const team = await ledger.createAccount('team', 1_000n);
+    const other = await ledger.createAccount('other', 1_000n);
+    const { record: revoked } = await ledger.createKey(team.id);
+    await ledger.revokeKey(revoked.id);
+    const hold = (amount: bigint, accountId = team.id, keyId?: string): HoldRequest => ({ requestId: rid('team'), accountId, keyId, amount, ttlMs: 60_000 });
+    const results = await placeHolds(ledger.db, [
+      hold(900n, team.id, revoked.id), // refused for its key: takes nothing from the others' room
+      hold(300n),
+      hold(400n),
+      hold(600n, other.id),
+      hold(200n),
+      hold(500n), // does not fit the 100 left
+      hold(100n), // refused in the batch behind the 500, then placed on its own: the balance covers it
+      hold(500n, other.id),
+    ]);
+    expect(results.map(kindOf)).toEqual(['authentication', 700n, 300n, 400n, 100n, 'insufficient_balance', 0n, 'insufficient_balance']);
+    expect(await ledger.getAccount(team.id)).toMatchObject({ balance: 1_000n, held: 1_000n });
+    expect(await ledger.getAccount(other.id)).toMatchObject({ balance: 1_000n, held: 600n });
+    const { rows } = await sql<{ n: bigint }>`SELECT count(*) AS n FROM holds WHERE account_id = ${team.id}`.execute(ledger.db);
+    expect(rows[0].n).toBe(4n);
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 
   it('both hold statements turn off the wait for the disk for their own commit only: the connection keeps synchronous commits', async () => {
