@@ -30,8 +30,8 @@ import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
  * pending hold" and are not charged, as when the settle itself fails (DECISIONS.md).
  *
  * A hold alone in its statement (every hold at low load) runs `placeOne`, the same checks on one
- * row reached by its keys, without the JSON rows and the joins between them: at one connection
- * this took 0.1-0.3 ms off each request (bench/README.md).
+ * row reached by its keys, without the JSON rows and the joins between them, which is most of the
+ * latency a hold adds at one connection.
  *
  * The key check is what lets the HTTP layer cache verified keys: a key revoked after it was cached
  * can no longer move money, on any instance, from the moment its revocation commits.
