@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install generate check-generated typecheck lint lint-openapi build pack test test-unit test-faults run fuzz fuzz-schemathesis bench agents clean
+.PHONY: all install console generate check-generated typecheck lint lint-openapi build pack test test-unit test-faults run fuzz fuzz-schemathesis bench agents screenshots clean
 
 all: test
 
@@ -12,6 +12,12 @@ node_modules/.installed: package.json package-lock.json
 	@touch $@
 
 install: node_modules/.installed
+
+## The web console's bundle (console/src -> console/dist), served by the gateway at /console.
+console: console/dist/app.js
+
+console/dist/app.js: node_modules/.installed tools/build-console.mjs console/index.html console/style.css $(shell find console/src -type f 2>/dev/null)
+	node tools/build-console.mjs
 
 ## Compile spec/ (TypeSpec) into generated/openapi.yaml and generated/types.ts.
 generate: install
@@ -23,6 +29,7 @@ check-generated: install
 
 typecheck: install
 	npx tsc --noEmit -p .
+	npx tsc --noEmit -p console/tsconfig.json
 
 ## Layering (imports point down), types, and the published document.
 lint: install typecheck lint-openapi
@@ -36,11 +43,11 @@ lint-openapi: install
 
 ## Compile src/ to JavaScript in dist/ (what a deployment and the npm package run: node dist/src/main.js serve).
 ## Types are checked by lint; tools/build.mjs only strips them (esbuild).
-build: install
+build: install console
 	npm run build
 
 ## The README's test command: staleness check, types, layering, then every test.
-test: install check-generated lint
+test: install console check-generated lint
 	npx vitest run
 
 ## The fault suite alone (drain, database outages, settlement, bodies, credentials; part of `make test`).
@@ -48,7 +55,7 @@ test: install check-generated lint
 test-faults: install
 	npx vitest run test/faults test/ledger/late-capture.test.ts
 
-run: install
+run: install console
 	$(NODE_RUN) src/main.ts serve --demo
 
 ## Contract fuzzing with a bigger budget (FUZZ_RUNS cases per operation).
@@ -70,12 +77,16 @@ fuzz-schemathesis:
 	docker run --rm --network host -v "$(CURDIR)/generated:/spec:ro" schemathesis/schemathesis:stable run /spec/openapi.yaml --url http://127.0.0.1:8080 --checks all -H "Authorization: Bearer $$SWITCHYARD_KEY"
 
 ## The installable package (switchyard-<version>.tgz): npm install it anywhere and run `switchyard serve`.
-pack: install
+pack: install console
 	npm pack
 
 ## The gateway runs as deployed: compiled by `make build`.
 bench: build
 	$(NODE_RUN) tools/bench/main.ts
 
+## The console's pictures in README (docs/console/*.png), taken in the system's Chromium (CHROMIUM_PATH).
+screenshots: install console
+	$(NODE_RUN) tools/console-screenshots.ts
+
 clean:
-	rm -rf node_modules data .bench dist
+	rm -rf node_modules data .bench dist console/dist

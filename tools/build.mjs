@@ -2,9 +2,11 @@
 // JavaScript file per TypeScript file, and copies the OpenAPI document the server reads at start.
 // esbuild only strips types (seconds, where tsc's emit took over a minute on a loaded machine);
 // the types are checked by `make lint` (tsc --noEmit). Plain JavaScript: it runs without tsx.
+// The web console is bundled too (tools/build-console.mjs) and copied to dist/console/dist.
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { buildConsole, CONSOLE_OUT } from './build-console.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const compiled = (file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !/\.test(-helper)?\.ts$/.test(file);
@@ -24,4 +26,6 @@ await build({
   logLevel: 'warning',
 });
 cpSync(join(root, 'generated/openapi.yaml'), join(root, 'dist/generated/openapi.yaml'));
+await buildConsole();
+cpSync(CONSOLE_OUT, join(root, 'dist/console/dist'), { recursive: true });
 console.log(`built ${sources.length} files into dist/`);

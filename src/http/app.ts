@@ -17,6 +17,8 @@ import { redactor } from './redact.js';
 import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
+import { consoleMiddleware } from './console/serve-console.js';
+import type { SessionStore } from './console/sessions.js';
 
 export interface AppOptions extends RouteDeps {
   api: ApiDocument;
@@ -37,6 +39,8 @@ export interface AppOptions extends RouteDeps {
   readiness?: () => Promise<Readiness>;
   /** Bearer token that GET /metrics requires; open when unset. */
   metricsToken?: string;
+  /** The web console's sessions (a fresh in-memory store when absent). */
+  consoleSessions?: SessionStore;
 }
 
 export interface Readiness {
@@ -167,6 +171,8 @@ export function createApp(opts: AppOptions): Koa<State> {
       await respond(ctx, await spec.handler(input), clientGone, opts.sendTimeoutMs);
     });
   }
+  // The console's API calls are handed on to these same routes with the session's credential.
+  app.use(consoleMiddleware({ ledger: opts.ledger, adminKey: opts.adminKey, sessions: opts.consoleSessions, readBody: (ctx) => readBody(ctx as any) }));
   app.use(router.routes());
   // Answers 405 (and 501) with an `Allow` header and no body; `unrouted` renders the body.
   app.use(router.allowedMethods());

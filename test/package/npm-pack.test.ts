@@ -41,6 +41,8 @@ describe('the npm package', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toContain('dist/src/main.js');
     expect(files).toContain('dist/generated/openapi.yaml');
+    // The web console's bundle (make console), which the package serves at /console.
+    for (const asset of ['index.html', 'app.js', 'app.css']) expect(files).toContain(`dist/console/dist/${asset}`);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
 
     // An empty folder; the registry is not needed when the cache holds every dependency.
@@ -90,5 +92,9 @@ describe('the npm package', () => {
     expect(responses.status).toBe(200);
     expect(responses.body).toMatchObject({ object: 'response', status: 'completed' });
     expect(fake.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/chat/completions']);
+    const page = await fetch(`${url}/console`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/console/app.js');
+    expect((await fetch(`${url}/console/app.js`)).status).toBe(200);
   }, 180_000);
 });

@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+// @ts-expect-error plain JavaScript build script, no declarations
+import { buildConsole, CONSOLE_OUT } from '../../tools/build-console.mjs';
+
+/** The Chromium the browser tests drive: CHROMIUM_PATH when it names an existing file. */
+export function chromiumPath(): string | undefined {
+  const path = process.env.CHROMIUM_PATH;
+  return path && existsSync(path) ? path : undefined;
+}
+
+/** `make test` builds the console first; a test file run alone builds it when it is missing. */
+export async function consoleBuilt(): Promise<void> {
+  if (!existsSync(join(CONSOLE_OUT as string, 'app.js'))) await (buildConsole as () => Promise<void>)();
+}
+
+export async function signIn(page: Page, key: string): Promise<void> {
+  const form = page.getByTestId('sign-in');
+  await form.getByLabel('Key').fill(key);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Records every dialog (an alert from injected script would be one) and dismisses it. */
+export function watchForScripts(page: Page, dialogs: string[]): void {
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+}
