@@ -174,10 +174,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an API key's name or rate limits
+         * Change an API key's name, limits, budgets or expiry
          * @description Takes effect at once on this instance, and on the others within the key cache's minute (at once when Redis is configured).
          */
         patch: operations["adminUpdateKey"];
+        trace?: never;
+    };
+    "/admin/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum usage over a time range, grouped
+         * @description Requests, tokens and cost over [from, to) (the last 30 days by default), grouped by day, model, key, end user or session; one account's or every account's.
+         */
+        get: operations["adminGetSpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/metrics": {
@@ -404,6 +424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum the calling key's usage over a time range, grouped
+         * @description As `GET /admin/spend`, for the calling key's own requests only.
+         */
+        get: operations["getSpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -501,6 +541,10 @@ export interface components {
             rpm_limit: number | null;
             tpm_limit: number | null;
             allowed_models: string[] | null;
+            budgets: components["schemas"]["KeyBudget"][];
+            budget_time_zone: string;
+            /** @description RFC 3339 time after which the key is refused; null: never. */
+            expires_at: string | null;
         };
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
@@ -539,6 +583,8 @@ export interface components {
             /** Format: int64 */
             available: number;
             unit: components["schemas"]["MoneyUnit"];
+            /** @description The calling key's spend budgets (empty when it has none). */
+            budgets: components["schemas"]["BudgetStatus"][];
         };
         /** @description Inline base64 image. */
         Base64ImageSource: {
@@ -551,6 +597,35 @@ export interface components {
             data: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @description A budget's period: calendar-aligned in the key's `budget_time_zone` (a day from midnight, a week from Monday, a month from its first day), or the key's whole life.
+         * @enum {string}
+         */
+        BudgetPeriod: "day" | "week" | "month" | "lifetime";
+        /** @description A budget of the calling key in its current period. */
+        BudgetStatus: {
+            /** @enum {string} */
+            period: "day" | "week" | "month" | "lifetime";
+            /** Format: int64 */
+            limit: number;
+            /**
+             * Format: int64
+             * @description Captured in the current period.
+             */
+            spent: number;
+            /**
+             * Format: int64
+             * @description Reserved by in-flight requests of the current period.
+             */
+            held: number;
+            /**
+             * Format: int64
+             * @description limit - spent - held, never below 0.
+             */
+            remaining: number;
+            /** @description RFC 3339 start of the next period; null for a lifetime budget. */
+            resets_at: string | null;
         };
         /** @description Limits the callable tools to a subset of `tools`, which all stay defined. */
         ChatAllowedToolsChoice: {
@@ -1024,6 +1099,12 @@ export interface components {
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
             /** @description Every model when absent or null. */
             allowed_models?: components["schemas"]["AllowedModels"] | null;
+            /** @description No budget when absent, null or empty. */
+            budgets?: components["schemas"]["KeyBudgets"] | null;
+            /** @description Where the budgets' periods begin; UTC when absent. */
+            budget_time_zone?: components["schemas"]["TimeZoneName"];
+            /** @description RFC 3339 time after which the key is refused as if revoked; never when absent or null. */
+            expires_at?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -1111,6 +1192,10 @@ export interface components {
             rpm_limit: number | null;
             tpm_limit: number | null;
             allowed_models: string[] | null;
+            budgets: components["schemas"]["KeyBudget"][];
+            budget_time_zone: string;
+            /** @description RFC 3339 time after which the key is refused; null: never. */
+            expires_at: string | null;
         };
         /** @description A credit amount: never zero. */
         CreditAmount: components["schemas"]["CreditTopUp"] | components["schemas"]["CreditCorrection"];
@@ -1207,6 +1292,17 @@ export interface components {
             type: "input_json_delta";
             partial_json: string;
         };
+        /** @description A spend budget of a key: at most `limit` nanodollars per period. Enforced like the balance: a request holds its estimate against the budget period it starts in, and a hold that would take spent + held past the limit is refused with a 402. */
+        KeyBudget: {
+            period: components["schemas"]["BudgetPeriod"];
+            /**
+             * Format: int64
+             * @description Nanodollars per period: 1 to 2^53 - 1.
+             */
+            limit: number;
+        };
+        /** @description A key's budgets, at most one per period. An empty array or null removes every budget. */
+        KeyBudgets: components["schemas"]["KeyBudget"][];
         /** @description One line of the append-only journal. Money is in nanodollars (see `MoneyUnit`). */
         LedgerEntry: {
             /**
@@ -2235,6 +2331,44 @@ export interface components {
         };
         /** @description Preferred speed. `fast` is the same as `fast: true`. Open: unknown values are accepted. */
         Speed: string | ("fast" | "standard");
+        /** @description The usage of one group over the range. */
+        SpendGroup: {
+            /** @description The day (YYYY-MM-DD, UTC), model, key id, end user or session; null for requests that named no key, end user or session. */
+            group: string | null;
+            /** Format: int64 */
+            requests: number;
+            /**
+             * Format: int64
+             * @description Every input token, cached ones included.
+             */
+            input_tokens: number;
+            /** Format: int64 */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description Input tokens read from the provider's cache (part of `input_tokens`).
+             */
+            cached_tokens: number;
+            /**
+             * Format: int64
+             * @description Nanodollars billed.
+             */
+            cost: number;
+        };
+        /**
+         * @description What a spend summary groups by: the UTC day, the model served (else requested), the key, the end user or the session.
+         * @enum {string}
+         */
+        SpendGroupBy: "day" | "model" | "key" | "user" | "session";
+        /** @description Usage summed over [from, to), grouped: days ascending, other groups by cost descending. */
+        SpendSummary: {
+            /** @enum {string} */
+            object: "list";
+            group_by: components["schemas"]["SpendGroupBy"];
+            from: string;
+            to: string;
+            data: components["schemas"]["SpendGroup"][];
+        };
         /** @description Details of a refusal. */
         StopDetails: {
             type?: string;
@@ -2361,6 +2495,8 @@ export interface components {
         };
         /** @description `true`/`false` or a configuration object. */
         ThinkingParam: boolean | components["schemas"]["ThinkingConfig"];
+        /** @description An IANA time zone name (`Europe/Paris`, `UTC`): where a budget's day, week and month begin. */
+        TimeZoneName: string;
         /**
          * Format: int32
          * @description Tokens (input and output) a key may use per minute, refilling continuously. A request is admitted while the bucket is not empty and takes its input tokens at once, the rest when its usage is known. Above it, 429 with `retry-after`.
@@ -2404,6 +2540,12 @@ export interface components {
             rpm_limit?: components["schemas"]["RequestsPerMinute"] | null;
             tpm_limit?: components["schemas"]["TokensPerMinute"] | null;
             allowed_models?: components["schemas"]["AllowedModels"] | null;
+            /** @description Replaces every budget; an empty array or null removes them all. */
+            budgets?: components["schemas"]["KeyBudgets"] | null;
+            /** @description Where the budgets' periods begin (IANA name). */
+            budget_time_zone?: components["schemas"]["TimeZoneName"];
+            /** @description RFC 3339 time after which the key is refused as if revoked; null: never. */
+            expires_at?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -3606,6 +3748,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetSpend: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339; 30 days before `to` when absent. */
+                from?: string;
+                /** @description RFC 3339, excluded; now when absent. */
+                to?: string;
+                /** @description `day` when absent. */
+                group_by?: components["schemas"]["SpendGroupBy"];
+                /** @description Only this account's usage; every account's when absent. */
+                account_id?: components["schemas"]["LedgerText"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendSummary"];
                 };
             };
             /** @description An error of the admin API. */
@@ -5316,6 +5568,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResponseInputItemList"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    getSpend: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339; 30 days before `to` when absent. */
+                from?: string;
+                /** @description RFC 3339, excluded; now when absent. */
+                to?: string;
+                /** @description `day` when absent. */
+                group_by?: components["schemas"]["SpendGroupBy"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendSummary"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */

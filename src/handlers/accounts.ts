@@ -1,5 +1,5 @@
 import { GatewayError } from '../ir/index.js';
-import type { Ledger, TokenCounts } from '../ledger/index.js';
+import type { BudgetStatus, Ledger, TokenCounts } from '../ledger/index.js';
 import { MONEY_UNIT, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
@@ -23,13 +23,26 @@ async function mustGetAccount(ledger: Ledger, id: string): Promise<Account> {
   return a;
 }
 
-/** GET /v1/balance: the caller's own account. */
+/** GET /v1/balance: the caller's own account, and the calling key's budgets. */
 export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  return { kind: 'json', status: 200, body: balanceBody(await mustGetAccount(ledger, input.auth!.accountId)) };
+  const account = await mustGetAccount(ledger, input.auth!.accountId);
+  const budgets = await ledger.budgetStatus(input.auth!.keyId);
+  return { kind: 'json', status: 200, body: { ...balanceBody(account), budgets: budgets.map(budgetBody) } };
 }
 
 export function balanceBody(a: Account) {
   return { account_id: a.id, balance: toJsonNumber(a.balance), held: toJsonNumber(a.held), available: toJsonNumber(a.available), unit: MONEY_UNIT };
+}
+
+export function budgetBody(b: BudgetStatus) {
+  return {
+    period: b.period,
+    limit: toJsonNumber(b.limit),
+    spent: toJsonNumber(b.spent),
+    held: toJsonNumber(b.held),
+    remaining: toJsonNumber(b.remaining),
+    resets_at: b.resetsAt ? b.resetsAt.toISOString() : null,
+  };
 }
 
 /**

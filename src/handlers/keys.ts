@@ -1,5 +1,6 @@
 import { GatewayError } from '../ir/index.js';
-import type { KeySettings, Ledger } from '../ledger/index.js';
+import type { KeyBudget, KeySettings, Ledger } from '../ledger/index.js';
+import { toJsonNumber } from './json-money.js';
 import { catalogModelIds, type Catalog } from '../routing/index.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
@@ -16,6 +17,9 @@ export function keyBody(k: KeyRecord) {
     rpm_limit: k.rpmLimit,
     tpm_limit: k.tpmLimit,
     allowed_models: k.allowedModels,
+    budgets: k.budgets.map((b) => ({ period: b.period, limit: toJsonNumber(b.limit) })),
+    budget_time_zone: k.budgetTimeZone,
+    expires_at: k.expiresAt ? k.expiresAt.toISOString() : null,
   };
 }
 
@@ -24,6 +28,9 @@ interface KeyBody {
   rpm_limit?: number | null;
   tpm_limit?: number | null;
   allowed_models?: string[] | null;
+  budgets?: Array<{ period: KeyBudget['period']; limit: number }> | null;
+  budget_time_zone?: string;
+  expires_at?: string | null;
 }
 
 /**
@@ -32,7 +39,15 @@ interface KeyBody {
  */
 function keySettings(catalog: Catalog, body: KeyBody): KeySettings {
   const allowed = body.allowed_models;
-  return { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit, allowedModels: allowed ? catalogModelIds(catalog, allowed, 'allowed_models') : allowed };
+  return {
+    name: body.name,
+    rpmLimit: body.rpm_limit,
+    tpmLimit: body.tpm_limit,
+    allowedModels: allowed ? catalogModelIds(catalog, allowed, 'allowed_models') : allowed,
+    budgets: body.budgets ? body.budgets.map((b) => ({ period: b.period, limit: BigInt(b.limit) })) : body.budgets,
+    budgetTimeZone: body.budget_time_zone,
+    expiresAt: typeof body.expires_at === 'string' ? new Date(body.expires_at) : body.expires_at,
+  };
 }
 
 /** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */

@@ -10,9 +10,19 @@ import { GatewayError } from '../ir/index.js';
  * fuzzer. TypeSpec emits OpenAPI numeric formats (int32, int64, double, float); the integer
  * bounds are in the schemas, so the formats are accepted as annotations instead of warned about.
  */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
 export const AJV_OPTIONS = {
   discriminator: true,
-  formats: { uri: true, int32: true, int64: true, float: true, double: true },
+  formats: {
+    uri: true,
+    int32: true,
+    int64: true,
+    float: true,
+    double: true,
+    // RFC 3339 (`2026-11-26T20:00:00Z`, an offset or Z required), and a real instant.
+    'date-time': (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
+  },
 } as const;
 
 /**

@@ -15,3 +15,7 @@ export type {
   Account, KeyAuth, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
   HoldRequest, SettleRequest, UsageFilter,
 } from './types.js';
+export type { BudgetStatus, KeyBudget } from './budgets.js';
+export { BUDGET_PERIODS } from './budgets.js';
+export type { SpendGroup, SpendGroupBy, SpendQuery } from './spend.js';
+export { SPEND_GROUPS } from './spend.js';

@@ -5,6 +5,7 @@ import type { KeyAuth, KeyRecord } from './types.js';
 import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
+import { budgetsOf, checkBudgets, checkTimeZone, replaceBudgets, type KeyBudget } from './budgets.js';
 
 /** What a key is issued with, or changed to: a null limit is no limit. */
 export interface KeySettings {
@@ -12,6 +13,12 @@ export interface KeySettings {
   rpmLimit?: number | null;
   tpmLimit?: number | null;
   allowedModels?: string[] | null;
+  /** Replaces every budget; an empty list or null removes them. */
+  budgets?: KeyBudget[] | null;
+  /** IANA name: where the budgets' days, weeks and months begin. */
+  budgetTimeZone?: string;
+  /** After it the key is refused as if revoked; null: never. */
+  expiresAt?: Date | null;
 }
 
 /** Issues a key; only its sha256 is stored, so the raw key is returned exactly once. */
@@ -21,22 +28,30 @@ export async function createKey(
   settings: KeySettings = {},
 ): Promise<{ key: string; record: KeyRecord }> {
   const key = newApiKey();
+  const budgets = settings.budgets ?? [];
+  checkBudgets(budgets);
   try {
-    const row = await db
-      .insertInto('api_keys')
-      .values({
-        id: newKeyId(),
-        account_id: accountId,
-        name: settings.name ?? '',
-        prefix: key.slice(0, KEY_DISPLAY_CHARS),
-        hash: hashKey(key),
-        rpm_limit: settings.rpmLimit ?? null,
-        tpm_limit: settings.tpmLimit ?? null,
-        allowed_models: settings.allowedModels ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { key, record: toKeyRecord(row) };
+    return await db.transaction().execute(async (trx) => {
+      if (settings.budgetTimeZone !== undefined) await checkTimeZone(trx, settings.budgetTimeZone);
+      const row = await trx
+        .insertInto('api_keys')
+        .values({
+          id: newKeyId(),
+          account_id: accountId,
+          name: settings.name ?? '',
+          prefix: key.slice(0, KEY_DISPLAY_CHARS),
+          hash: hashKey(key),
+          rpm_limit: settings.rpmLimit ?? null,
+          tpm_limit: settings.tpmLimit ?? null,
+          allowed_models: settings.allowedModels ?? null,
+          expires_at: settings.expiresAt ?? null,
+          ...(settings.budgetTimeZone !== undefined && { budget_time_zone: settings.budgetTimeZone }),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await replaceBudgets(trx, row.id, budgets);
+      return { key, record: toKeyRecord(row, budgets) };
+    });
   } catch (e) {
     if (sqlState(e) === FOREIGN_KEY_VIOLATION) {
       throw new GatewayError('not_found', `account ${accountId} not found`, { cause: e });
@@ -48,7 +63,9 @@ export async function createKey(
 export async function listKeys(db: Kysely<Database>, accountId?: string): Promise<KeyRecord[]> {
   let q = db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
   if (accountId !== undefined) q = q.where('account_id', '=', accountId);
-  return (await q.execute()).map(toKeyRecord);
+  const rows = await q.execute();
+  const budgets = await budgetsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => toKeyRecord(r, budgets.get(r.id) ?? []));
 }
 
 /** Revoking twice keeps the first revocation time. */
@@ -59,12 +76,17 @@ export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<Ke
     .where('id', '=', keyId)
     .returningAll()
     .executeTakeFirst();
-  return row && toKeyRecord(row);
+  return row && withBudgets(db, row);
+}
+
+async function withBudgets(db: Kysely<Database>, row: Parameters<typeof toKeyRecord>[0]): Promise<KeyRecord> {
+  return toKeyRecord(row, (await budgetsOf(db, [row.id])).get(row.id) ?? []);
 }
 
 /**
- * Changes a key's name or limits (a field left out is left as it is); undefined when unknown. A
- * revoked key is a 409: it stays as it was when it was revoked.
+ * Changes a key's name, limits, budgets or expiry (a field left out is left as it is); undefined
+ * when unknown. A revoked key is a 409: it stays as it was when it was revoked. Budgets are
+ * replaced as a whole; the usage already counted in the current periods stays counted.
  */
 export async function updateKey(db: Kysely<Database>, keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
   const changes = {
@@ -72,24 +94,43 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
     ...(settings.rpmLimit !== undefined && { rpm_limit: settings.rpmLimit }),
     ...(settings.tpmLimit !== undefined && { tpm_limit: settings.tpmLimit }),
     ...(settings.allowedModels !== undefined && { allowed_models: settings.allowedModels }),
+    ...(settings.expiresAt !== undefined && { expires_at: settings.expiresAt }),
+    ...(settings.budgetTimeZone !== undefined && { budget_time_zone: settings.budgetTimeZone }),
   };
-  if (Object.keys(changes).length) {
-    const row = await db.updateTable('api_keys').set(changes).where('id', '=', keyId).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
-    if (row) return toKeyRecord(row);
+  const budgets = settings.budgets === undefined ? undefined : (settings.budgets ?? []);
+  if (budgets) checkBudgets(budgets);
+  const changing = Object.keys(changes).length > 0 || budgets !== undefined;
+  if (changing) {
+    const row = await db.transaction().execute(async (trx) => {
+      if (settings.budgetTimeZone !== undefined) await checkTimeZone(trx, settings.budgetTimeZone);
+      // A no-op SET when only the budgets change: it still locks the row and checks revocation.
+      const updated = await trx
+        .updateTable('api_keys')
+        .set(Object.keys(changes).length ? changes : { name: sql<string>`name` })
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (updated && budgets) await replaceBudgets(trx, keyId, budgets);
+      return updated;
+    });
+    if (row) return withBudgets(db, row);
   }
   const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
-  if (row?.revoked_at && Object.keys(changes).length) throw new GatewayError('conflict', `key "${keyId}" is revoked`, { param: 'key_id' });
-  return row && toKeyRecord(row);
+  if (row?.revoked_at && changing) throw new GatewayError('conflict', `key "${keyId}" is revoked`, { param: 'key_id' });
+  return row && withBudgets(db, row);
 }
 
-/** Looks a key up by its hash (see hashKey); undefined when unknown or revoked. */
+/** Looks a key up by its hash (see hashKey); undefined when unknown, revoked or expired. */
 export async function authenticate(db: Kysely<Database>, keyHash: string): Promise<KeyAuth | undefined> {
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
-  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null }>`/* prepared:authenticate-key */
-    SELECT id, account_id, rpm_limit, tpm_limit, allowed_models FROM api_keys WHERE hash = ${keyHash} AND revoked_at IS NULL`.execute(db);
+  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null; expires_at: Date | null }>`/* prepared:authenticate-key */
+    SELECT id, account_id, rpm_limit, tpm_limit, allowed_models, expires_at FROM api_keys
+    WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
   const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };
+  if (row.expires_at !== null) auth.expiresAt = row.expires_at.getTime();
   if (row.rpm_limit !== null || row.tpm_limit !== null) {
     auth.limits = {
       ...(row.rpm_limit !== null && { requestsPerMinute: row.rpm_limit }),

@@ -20,6 +20,8 @@ import { settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
 import { claimSpool, spoolSettles } from './spool.js';
+import { budgetStatus, type BudgetStatus } from './budgets.js';
+import { spendSummary, type SpendGroup, type SpendQuery } from './spend.js';
 
 export interface LedgerLog {
   info(obj: object, msg?: string): void;
@@ -227,7 +229,8 @@ export class Ledger {
     if (!rawKey.startsWith(KEY_PREFIX)) return undefined;
     const hash = hashKey(rawKey);
     const cached = this.keys.get(hash);
-    if (cached) return cached;
+    // Expiry is checked at every use: a cached key past its time is refused as a revoked one is.
+    if (cached) return cached.expiresAt !== undefined && cached.expiresAt <= Date.now() ? undefined : cached;
     const version = this.keys.version();
     const auth = await authenticate(this.db, hash);
     if (auth) this.keys.set(hash, auth, version);
@@ -339,6 +342,16 @@ export class Ledger {
   async usageRecords(accountId: string, limit?: number, beforeRequestId?: string, filter?: UsageFilter): Promise<UsageRecord[]> {
     await this.settled();
     return usageRecords(this.db, accountId, limit, beforeRequestId, filter);
+  }
+  /** A key's budgets in their current periods; reads wait for submitted settles first. */
+  async budgetStatus(keyId: string): Promise<BudgetStatus[]> {
+    await this.settled();
+    return budgetStatus(this.db, keyId);
+  }
+  /** Usage summed by group over a time range; reads wait for submitted settles first. */
+  async spendSummary(q: SpendQuery): Promise<SpendGroup[]> {
+    await this.settled();
+    return spendSummary(this.db, q);
   }
   async balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
     await this.settled();

@@ -4,6 +4,7 @@ import type { Database } from './schema.js';
 import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
+import { budgetCheck, budgetExceeded, budgetTake, isBudgetViolation } from './budgets.js';
 
 /**
  * Reserves each request's amount, in one statement for the whole batch. Holds of one account are
@@ -33,8 +34,13 @@ import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
  * row reached by its keys, without the JSON rows and the joins between them, which is most of the
  * latency a hold adds at one connection.
  *
- * The key check is what lets the HTTP layer cache verified keys: a key revoked after it was cached
- * can no longer move money, on any instance, from the moment its revocation commits.
+ * The key check is what lets the HTTP layer cache verified keys: a key revoked (or expired) after
+ * it was cached can no longer move money, on any instance, from the moment its revocation commits.
+ *
+ * Key budgets (budgets.ts) ride in the same statement: a hold is a candidate only if it fits each
+ * budget of its key (`bud`: the period's usage row plus the running sum of the key's earlier
+ * holds in the batch), and the placed holds are added to those usage rows (`budget_take`), whose
+ * CHECK refuses, atomically, a hold that a concurrent statement left no room for.
  */
 export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Promise<Array<bigint | Error>> {
   const results: Array<bigint | Error | undefined> = holds.map(validate);
@@ -47,6 +53,8 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
     // Two concurrent holds with one id: the unique key rejects the second, atomically. In a batch
     // the group commit then runs each hold alone, so only the duplicate gets this answer.
     if (sqlState(e) === UNIQUE_VIOLATION && valid.length === 1) return [conflict(valid[0].h.requestId, e)];
+    // A concurrent hold took the budget room this one's snapshot saw: the usage row's CHECK refused it.
+    if (isBudgetViolation(e) && valid.length === 1 && valid[0].h.keyId) return [await budgetExceeded(db, valid[0].h.keyId, valid[0].h.amount)];
     throw e;
   }
   for (const row of outcome) {
@@ -54,6 +62,7 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
     if (row.placed) results[row.ord] = row.available!;
     else if (row.duplicate) results[row.ord] = conflict(h.requestId);
     else if (!row.key_ok) results[row.ord] = new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
+    else if (!row.budget_ok && h.keyId) results[row.ord] = await overBudget(db, h, h.keyId, valid.length > 1);
     else results[row.ord] = await insufficient(db, h, valid.length > 1);
   }
   return results as Array<bigint | Error>;
@@ -80,13 +89,15 @@ async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: Ho
       SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
     ), live_keys AS (
       SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND revoked_at IS NULL
+        AND (expires_at IS NULL OR expires_at > now())
     ), checked AS (
       SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
         (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
       FROM r
+    ), bud AS (${budgetCheck(sql`SELECT id, key_id, amount, ord FROM checked WHERE NOT duplicate AND key_ok`)}
     ), cand AS (
       SELECT c.*, (sum(c.amount) OVER (PARTITION BY c.account_id ORDER BY c.ord ROWS UNBOUNDED PRECEDING))::bigint AS running
-      FROM checked c WHERE NOT c.duplicate AND c.key_ok
+      FROM checked c WHERE NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.hold_id = c.id AND bud.over)
     ), adm AS (
       SELECT cand.*, lk.available - cand.running AS available
       FROM cand JOIN lk ON lk.id = cand.account_id
@@ -104,8 +115,9 @@ async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: Ho
       SELECT adm.id, adm.account_id, adm.amount, now() + make_interval(secs => adm.ttl_ms / 1000)
       FROM adm JOIN a ON a.id = adm.account_id
       RETURNING id
-    )
-    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, adm.available
+    ), ${budgetTake('bud', 'ins')}
+    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok,
+      NOT EXISTS (SELECT 1 FROM bud WHERE bud.hold_id = c.id AND bud.over) AS budget_ok, adm.available
     FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN adm ON adm.id = ins.id
       CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
   return result.rows;
@@ -127,19 +139,23 @@ async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Prom
       SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
         (${keyId}::text IS NULL OR EXISTS (
           SELECT 1 FROM api_keys WHERE id = ${keyId}::text AND account_id = ${h.accountId} AND revoked_at IS NULL
+            AND (expires_at IS NULL OR expires_at > now())
         )) AS key_ok
+    ), bud AS (${budgetCheck(sql`SELECT ${h.requestId}::text AS id, ${keyId}::text AS key_id, ${amount}::bigint AS amount, 0 AS ord`)}
     ), a AS (
       UPDATE accounts SET held = accounts.held + ${amount}::bigint
       FROM checked c
-      WHERE accounts.id = ${h.accountId} AND NOT c.duplicate AND c.key_ok AND accounts.balance - accounts.held >= ${amount}::bigint
+      WHERE accounts.id = ${h.accountId} AND NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.over)
+        AND accounts.balance - accounts.held >= ${amount}::bigint
       RETURNING accounts.balance - accounts.held AS available
     ), ins AS (
       INSERT INTO holds (id, account_id, amount, expires_at)
       SELECT ${h.requestId}, ${h.accountId}, ${amount}::bigint, now() + make_interval(secs => ${h.ttlMs}::float8 / 1000)
       FROM a
       RETURNING id
-    )
-    SELECT ${ord}::int AS ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok, a.available
+    ), ${budgetTake('bud', 'ins')}
+    SELECT ${ord}::int AS ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok,
+      NOT EXISTS (SELECT 1 FROM bud WHERE bud.over) AS budget_ok, a.available
     FROM checked c LEFT JOIN a ON true LEFT JOIN ins ON true
       CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
   return rows;
@@ -150,6 +166,8 @@ interface HoldOutcome {
   placed: boolean;
   duplicate: boolean;
   key_ok: boolean;
+  /** False when a budget of the key has no room for the hold (as the statement saw it). */
+  budget_ok: boolean;
   /** The account's available balance right after this hold (placed holds only). */
   available: bigint | null;
 }
@@ -162,6 +180,18 @@ function validate(h: HoldRequest): Error | undefined {
 
 function conflict(requestId: string, cause?: unknown): GatewayError {
   return new GatewayError('conflict', `a hold for request ${requestId} already exists`, { cause });
+}
+
+/**
+ * The 402 of a budget. A hold refused in a batch is tried once more on its own when the budget has
+ * room now: the batch counts every earlier candidate of the key against it, including holds that
+ * the balance then refused.
+ */
+async function overBudget(db: Kysely<Database>, h: HoldRequest, keyId: string, fromBatch: boolean): Promise<bigint | Error> {
+  const refusal = await budgetExceeded(db, keyId, h.amount);
+  if (fromBatch && refusal.details?.budget === undefined) return refusal;
+  if (fromBatch && (refusal.details!.budget as { remaining: number }).remaining >= Number(h.amount)) return (await placeHolds(db, [h]))[0];
+  return refusal;
 }
 
 /**

@@ -2,9 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { UsageRecordInput } from './types.js';
 import { toJson } from './json.js';
+import { budgetReturn } from './budgets.js';
 
 /**
- * Voids a pending hold without charge (at most once: only a pending hold changes).
+ * Voids a pending hold without charge (at most once: only a pending hold changes), returning it to
+ * the account and to the key budgets it was placed on.
  * With a usage record, the request is still recorded, at cost 0, in the same statement.
  */
 export async function release(db: Kysely<Database>, requestId: string, record?: UsageRecordInput): Promise<boolean> {
@@ -13,11 +15,11 @@ export async function release(db: Kysely<Database>, requestId: string, record?: 
         WITH h AS (
           UPDATE holds SET status = 'released', resolved_at = now()
           WHERE id = ${requestId} AND status = 'pending'
-          RETURNING account_id, amount
+          RETURNING id, account_id, amount, 0::bigint AS captured
         ), a AS (
           UPDATE accounts SET held = accounts.held - h.amount FROM h
           WHERE accounts.id = h.account_id RETURNING accounts.id
-        ), u AS (
+        ), ${budgetReturn('h')}, u AS (
           INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
             cost, latency_ms, status, end_user, session_id)
           SELECT ${requestId}, a.id, ${record.keyId}, ${record.modelRequested}, ${record.modelServed},
@@ -30,8 +32,8 @@ export async function release(db: Kysely<Database>, requestId: string, record?: 
         WITH h AS (
           UPDATE holds SET status = 'released', resolved_at = now()
           WHERE id = ${requestId} AND status = 'pending'
-          RETURNING account_id, amount
-        )
+          RETURNING id, account_id, amount, 0::bigint AS captured
+        ), ${budgetReturn('h')}
         UPDATE accounts SET held = accounts.held - h.amount FROM h
         WHERE accounts.id = h.account_id RETURNING accounts.id`.execute(db);
   return rows.length > 0;
@@ -64,8 +66,8 @@ async function reapBatch(db: Kysely<Database>, now: Date | undefined, batch: num
     ), h AS (
       UPDATE holds SET status = 'expired', resolved_at = now()
       FROM due WHERE holds.id = due.id AND holds.status = 'pending'
-      RETURNING holds.account_id, holds.amount
-    ), per_account AS (
+      RETURNING holds.id, holds.account_id, holds.amount, 0::bigint AS captured
+    ), ${budgetReturn('h')}, per_account AS (
       SELECT account_id, sum(amount) AS amount FROM h GROUP BY account_id
     ), a AS (
       UPDATE accounts SET held = accounts.held - per_account.amount FROM per_account

@@ -15,7 +15,7 @@ export function toAccount(r: AccountRow): Account {
   };
 }
 
-export function toKeyRecord(r: ApiKeyRow): KeyRecord {
+export function toKeyRecord(r: ApiKeyRow, budgets: KeyRecord['budgets']): KeyRecord {
   return {
     id: r.id,
     accountId: r.account_id,
@@ -26,6 +26,9 @@ export function toKeyRecord(r: ApiKeyRow): KeyRecord {
     rpmLimit: r.rpm_limit,
     tpmLimit: r.tpm_limit,
     allowedModels: r.allowed_models,
+    budgets,
+    budgetTimeZone: r.budget_time_zone,
+    expiresAt: r.expires_at,
   };
 }
 

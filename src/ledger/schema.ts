@@ -25,6 +25,32 @@ export interface ApiKeysTable {
   rpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
   tpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
   allowed_models: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  budget_time_zone: Generated<string>;
+}
+
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'lifetime';
+
+export interface KeyBudgetsTable {
+  key_id: string;
+  period: BudgetPeriod;
+  limit_amount: bigint;
+}
+
+export interface BudgetUsageTable {
+  key_id: string;
+  period: BudgetPeriod;
+  period_start: Timestamp;
+  limit_amount: bigint;
+  spent: Generated<bigint>;
+  held: Generated<bigint>;
+}
+
+export interface BudgetHoldsTable {
+  hold_id: string;
+  key_id: string;
+  period: BudgetPeriod;
+  period_start: Timestamp;
 }
 
 export type HoldStatus = 'pending' | 'settled' | 'released' | 'expired';
@@ -97,6 +123,9 @@ export interface StoredResponseItemsTable {
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  key_budgets: KeyBudgetsTable;
+  budget_usage: BudgetUsageTable;
+  budget_holds: BudgetHoldsTable;
   holds: HoldsTable;
   journal: JournalTable;
   usage_records: UsageRecordsTable;

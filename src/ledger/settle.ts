@@ -4,6 +4,7 @@ import type { Database } from './schema.js';
 import type { Charge, SettleRequest } from './types.js';
 import { tokenCounts } from './rows.js';
 import { toJson } from './json.js';
+import { budgetReturn } from './budgets.js';
 
 export interface SettleResult {
   /** What this request was charged in total (for a repeated settle: what the first one captured). */
@@ -42,7 +43,8 @@ export function chargeRows(requestId: string, charges: Charge[]): object[] {
  * into one update of the account, and their journal lines are chained (ordered by request id,
  * then charge) so each line's balance_after is exact. Charges are captured in order; when the
  * hold caps them, the later lines carry less than their cost. Accounts are locked in id order.
- * Tables are reached by `id = ANY (ARRAY(...))` index lookups, as in placeHolds (see there).
+ * Tables are reached by `id = ANY (ARRAY(...))` index lookups, as in placeHolds (see there). The
+ * key budgets the holds were placed on get the same move: held -> spent, the rest returned.
  */
 export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
   const results: Array<SettleResult | Error | undefined> = items.map(() => undefined);
@@ -106,7 +108,10 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
         RETURNING holds.id, holds.account_id, holds.amount, holds.captured, true AS late
       ), h AS (
         SELECT * FROM hp UNION ALL SELECT * FROM he
-      ), per AS (
+      ), hb AS (
+        -- What each hold gives back to its key's budgets (an expired hold's amount already left held).
+        SELECT id, CASE WHEN late THEN 0 ELSE amount END AS amount, captured FROM h
+      ), ${budgetReturn('hb')}, per AS (
         -- An expired hold's amount already left held when the reaper expired it.
         SELECT account_id, sum(amount) FILTER (WHERE NOT late) AS amount, sum(captured) AS captured FROM h GROUP BY account_id
       ), a AS (

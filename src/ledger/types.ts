@@ -34,6 +34,12 @@ export interface KeyRecord {
   tpmLimit: number | null;
   /** The catalog models the key may use; null is every model. */
   allowedModels: string[] | null;
+  /** Spend budgets, at most one per period (see budgets.ts). */
+  budgets: Array<{ period: 'day' | 'week' | 'month' | 'lifetime'; limit: bigint }>;
+  /** IANA time zone where the budgets' periods begin. */
+  budgetTimeZone: string;
+  /** After it the key is refused as if revoked; null: never. */
+  expiresAt: Date | null;
 }
 
 /** Who a verified key belongs to, with its rate limits and allowed models (absent when it has none). */
@@ -43,6 +49,8 @@ export interface KeyAuth {
   limits?: KeyLimits;
   /** The catalog models it may use (absent: every model). */
   allowedModels?: ReadonlySet<string>;
+  /** Epoch milliseconds after which the key is refused (absent: never); checked at every use. */
+  expiresAt?: number;
 }
 
 export type JournalKind = 'credit' | 'capture';

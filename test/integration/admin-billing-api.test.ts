@@ -31,7 +31,7 @@ describe.each(dbTargets)('balance and admin money APIs ($name)', (target) => {
     const { accountId, key } = await gw.newAccount(5_000n, 'balance');
     const bearer = await checked(await fetch(`${gw.url}/v1/balance`, { headers: { authorization: `Bearer ${key}` } }), 'getBalance');
     const xApiKey = await checked(await fetch(`${gw.url}/v1/balance`, { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } }), 'getBalance');
-    expect(bearer).toEqual({ account_id: accountId, balance: 5000, held: 0, available: 5000, unit: 'nanodollars' });
+    expect(bearer).toEqual({ account_id: accountId, balance: 5000, held: 0, available: 5000, unit: 'nanodollars', budgets: [] });
     expect(xApiKey).toEqual(bearer);
     expect((await fetch(`${gw.url}/v1/balance`)).status).toBe(401);
   });

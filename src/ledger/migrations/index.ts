@@ -5,6 +5,7 @@ import * as keyAllowedModels from './20261122000100_key_allowed_models.js';
 import * as usageAttribution from './20261125000000_usage_attribution.js';
 import * as lateCapture from './20261125000100_late_capture.js';
 import * as storedResponses from './20261125000200_stored_responses.js';
+import * as keyBudgetsExpiry from './20261126000000_key_budgets_expiry.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261125000000_usage_attribution': usageAttribution,
   '20261125000100_late_capture': lateCapture,
   '20261125000200_stored_responses': storedResponses,
+  '20261126000000_key_budgets_expiry': keyBudgetsExpiry,
 };
