@@ -49,7 +49,7 @@ function SettingsFields({ k }: { k?: ApiKey }) {
       <Field label="Tokens per minute" name="tpm_limit" inputMode="numeric" placeholder="no limit" defaultValue={k?.tpm_limit ?? ''} />
       <Field label="Models (comma-separated)" name="allowed_models" placeholder="every model" defaultValue={k?.allowed_models?.join(', ') ?? ''} />
       {PERIODS.map((p) => (
-        <Field key={p} label={`Budget per ${p === 'lifetime' ? 'lifetime' : p} ($)`} name={`budget_${p}`} inputMode="decimal" placeholder="none" defaultValue={dollarsField(budget(p))} />
+        <Field key={p} label={p === 'lifetime' ? 'Lifetime budget ($)' : `Budget per ${p} ($)`} name={`budget_${p}`} inputMode="decimal" placeholder="none" defaultValue={dollarsField(budget(p))} />
       ))}
       <Field label="Budget time zone" name="budget_time_zone" placeholder="UTC" defaultValue={k?.budget_time_zone ?? ''} />
       <Field label="Expires (UTC)" name="expires_at" type="datetime-local" defaultValue={expires} />
