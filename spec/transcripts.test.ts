@@ -106,7 +106,11 @@ describe("the fake upstream's scripted answers", () => {
   const scripts = path.join(import.meta.dirname, '../tools/fake-upstream/scripts');
   const schemaOf = (file: string) =>
     file.startsWith('openai-chat/') ? 'ChatCompletionChunk' : file.startsWith('anthropic-messages/') ? 'MessageStreamEvent' : 'ResponseStreamEvent';
-  const files = readdirSync(scripts, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sse')).sort();
+  // Gemini's scripts are an upstream's wire format, which the published document does not describe:
+  // test/providers/gemini.test.ts replays them through the provider instead.
+  const files = readdirSync(scripts, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.sse') && !f.startsWith('google-gemini/'))
+    .sort();
   it.each(files)('%s', (file) => {
     const data = payloads(file, scripts);
     const validate = compileComponent(api, schemaOf(file));

@@ -166,7 +166,7 @@ describe('buildCatalog: invalid config names the bad entry', () => {
 
   it('unknown provider type and unknown keys, by path', () => {
     const doc = minimal();
-    doc.providers.openai.type = 'gemini';
+    doc.providers.openai.type = 'cohere';
     doc.models[1].upstream = 'x';
     const msg = errorOf(doc);
     expect(msg).toMatch(/providers\.openai\.type must be equal to one of the allowed values: "openai", "anthropic"/);

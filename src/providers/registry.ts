@@ -1,5 +1,6 @@
 import type { Provider, ProviderRegistry } from './types.js';
 import { anthropicProvider } from './anthropic/index.js';
+import { geminiProvider } from './gemini/index.js';
 import { localProvider } from './local/index.js';
 import { openaiProvider } from './openai/index.js';
 import { openaiResponsesProvider } from './openai-responses/index.js';
@@ -10,6 +11,7 @@ const BUILT_IN = [
   anthropicProvider,
   localProvider,
   openaiResponsesProvider,
+  geminiProvider,
 ] as const;
 
 /** The built-in provider kinds (the config's provider `type`s). */

@@ -58,6 +58,7 @@ export function generateEvents(input: GenerateInput): string[] {
   const p = plan(input);
   if (input.protocol === 'anthropic-messages') return anthropicEvents(p);
   if (input.protocol === 'openai-responses') return responsesEvents(p);
+  if (input.protocol === 'google-gemini') return geminiChunks(p, true).map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
   const includeUsage = (input.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   return chatEvents(p, includeUsage);
 }
@@ -165,6 +166,7 @@ export function generateJson(input: GenerateInput): Record<string, unknown> {
       usage: { input_tokens: p.inputTokens, output_tokens: p.chunks.length },
     };
   }
+  if (input.protocol === 'google-gemini') return geminiChunks(p, false)[0];
   if (input.protocol === 'openai-responses') {
     const message = { id: 'msg_fake', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
     return responseObject(p, p.toolCall ? [message, functionCallItem(p.toolCall)] : [message]);
@@ -174,6 +176,23 @@ export function generateJson(input: GenerateInput): Record<string, unknown> {
     choices: [{ index: 0, message: chatMessage(text, p.toolCall), finish_reason: finishOf(p, 'tool_calls', 'length', 'stop') }],
     usage: { prompt_tokens: p.inputTokens, completion_tokens: p.chunks.length, total_tokens: p.inputTokens + p.chunks.length },
   };
+}
+
+/**
+ * Gemini `GenerateContentResponse`s: a stream's word chunks, then the last one carrying the
+ * function call, `finishReason` and usage (each chunk repeats the usage so far, as Gemini does);
+ * a whole answer is one response with every part.
+ */
+function geminiChunks(p: Plan, streamed: boolean): Array<Record<string, unknown>> {
+  const usage = (n: number) => ({ promptTokenCount: p.inputTokens, candidatesTokenCount: n, totalTokenCount: p.inputTokens + n });
+  const response = (parts: unknown[], n: number, finishReason?: string) => ({
+    candidates: [{ content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+    usageMetadata: usage(n), modelVersion: p.model, responseId: 'fake-gemini-response',
+  });
+  const call = p.toolCall ? [{ functionCall: { name: p.toolCall.name, args: JSON.parse(p.toolCall.arguments) as unknown } }] : [];
+  const finish = p.truncated ? 'MAX_TOKENS' : 'STOP';
+  if (!streamed) return [response([{ text: p.chunks.join('') }, ...call], p.chunks.length, finish)];
+  return [...p.chunks.map((c, i) => response([{ text: c }], i + 1)), response(call, p.chunks.length, finish)];
 }
 
 function finishOf(p: Plan, tool: string, cut: string, stop: string): string {

@@ -1,17 +1,34 @@
 /** The wire protocols the fake upstream speaks, by request path. */
-export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
+export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'google-gemini';
 
 export function protocolForPath(pathname: string): WireProtocol | undefined {
+  if (geminiCall(pathname)) return 'google-gemini';
   if (pathname.endsWith('/chat/completions')) return 'openai-chat';
   if (pathname.endsWith('/messages')) return 'anthropic-messages';
   if (pathname.endsWith('/responses')) return 'openai-responses';
   return undefined;
 }
 
+/**
+ * A Gemini call's path: `.../models/{model}:generateContent` or `:streamGenerateContent`. The
+ * model is one escaped path segment, so scenario names (`script:google-gemini/stream-text`) fit.
+ */
+export function geminiCall(pathname: string): { model: string; stream: boolean } | undefined {
+  const m = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(pathname);
+  return m ? { model: decodeURIComponent(m[1]), stream: m[2] === 'streamGenerateContent' } : undefined;
+}
+
+/** Google's canonical status names, for Gemini error bodies. */
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
 /** A protocol-shaped error body for a status. */
 export function errorBody(protocol: WireProtocol, status: number, message?: string): Record<string, unknown> {
   const [anthropicType, openaiType, openaiCode] = errorTypes(status);
   const text = message ?? `fake upstream error ${status}`;
+  if (protocol === 'google-gemini') return { error: { code: status, message: text, status: GOOGLE_STATUS[status] ?? 'UNKNOWN' } };
   if (protocol === 'anthropic-messages') {
     return { type: 'error', error: { type: anthropicType, message: text }, request_id: 'req_fake' };
   }
@@ -42,6 +59,7 @@ function errorTypes(status: number): [string, string, string | null] {
 /** A broken stream event, in the protocol's framing. */
 export function malformedEvent(protocol: WireProtocol): string {
   if (protocol === 'openai-chat') return 'data: {"id":"chatcmpl-broken","choices":[{"index":0,,}\n\n';
+  if (protocol === 'google-gemini') return 'data: {"candidates": [{"content": {"parts": [{"text":\r\n\r\n';
   if (protocol === 'openai-responses') return 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":\n\n';
   return 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\n\n';
 }

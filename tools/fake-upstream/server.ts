@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { agentTurn } from './agent.js';
 import { generateEvents, generateJson } from './generate.js';
-import { errorBody, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
+import { errorBody, geminiCall, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
 import { loadScript, loadTranscript } from './transcripts.js';
 
@@ -61,8 +61,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    // Gemini names the model and streaming in the path: the rest of the fake reads them from the body.
+    const gemini = geminiCall(pathname);
     const body = parseJson(raw);
-    const scenario = pickScenario(req, body);
+    const view = gemini && isObject(body) ? geminiView(body, gemini) : body;
+    const scenario = pickScenario(req, view);
     const record: RecordedRequest = {
       method: req.method ?? 'GET', path: pathname, headers: req.headers, body,
       receivedAt: Date.now(), aborted: false, scenario,
@@ -74,7 +77,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     });
     const protocol = protocolForPath(pathname);
     if (req.method !== 'POST' || !protocol) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
-    await answer(res, protocol, isObject(body) ? body : {}, scenario, req.headers);
+    await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers);
   }
 
   function pickScenario(req: IncomingMessage, body: unknown): Scenario {
@@ -202,6 +205,12 @@ function ceilingRefusal(protocol: WireProtocol, body: Record<string, unknown>, m
   if (asked === undefined || asked <= max) return undefined;
   if (protocol === 'anthropic-messages') return `max_tokens: ${asked} > ${max}, which is the maximum allowed number of output tokens for ${String(body.model)}`;
   return `max_tokens is too large: ${asked}. This model supports at most ${max} completion tokens, whereas you provided ${asked}.`;
+}
+
+/** A Gemini body as the rest of the fake reads bodies: `model`, `stream` and `max_tokens` at the top. */
+function geminiView(body: Record<string, unknown>, call: { model: string; stream: boolean }): Record<string, unknown> {
+  const config = isObject(body.generationConfig) ? body.generationConfig : {};
+  return { ...body, model: call.model, stream: call.stream, ...(typeof config.maxOutputTokens === 'number' ? { max_tokens: config.maxOutputTokens } : {}) };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

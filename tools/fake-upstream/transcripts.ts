@@ -41,7 +41,10 @@ function load(file: string, fallback: WireProtocol): Replay {
   const protocol = protocolOf(file) ?? fallback;
   let replay: Replay;
   if (file.endsWith('.sse')) {
-    replay = { kind: 'sse', events: splitSse(text) };
+    replay = { kind: 'sse', events: splitSse(text, protocol === 'google-gemini') };
+  } else if (file.endsWith('.array.json')) {
+    // Gemini's JSON-array stream: served as the `alt=sse` stream of the same responses.
+    replay = { kind: 'sse', events: (JSON.parse(text) as unknown[]).map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`) };
   } else if (file.endsWith('.jsonl')) {
     replay = { kind: 'sse', events: jsonlToSse(text, protocol) };
   } else {
@@ -64,22 +67,23 @@ function protocolOf(file: string): WireProtocol | undefined {
   if (file.includes('anthropic-messages')) return 'anthropic-messages';
   if (file.includes('openai-chat')) return 'openai-chat';
   if (file.includes('openai-responses')) return 'openai-responses';
+  if (file.includes('google-gemini')) return 'google-gemini';
   return undefined;
 }
 
-/** Split raw SSE text into events, keeping each event's bytes as recorded. */
-function splitSse(text: string): string[] {
+/** Split raw SSE text into events, keeping each event's bytes and line ends (Gemini's CRLF) as recorded. */
+function splitSse(text: string, crlf: boolean): string[] {
   return text
     .replace(/\r\n/g, '\n')
     .split(/\n\n+/)
     .filter((e) => e.trim() !== '')
-    .map((e) => `${e}\n\n`);
+    .map((e) => (crlf ? `${e.replace(/\n/g, '\r\n')}\r\n\r\n` : `${e}\n\n`));
 }
 
 function jsonlToSse(text: string, protocol: WireProtocol): string[] {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const events = lines.map((line) => {
-    if (protocol === 'openai-chat') return `data: ${line}\n\n`;
+    if (protocol === 'openai-chat' || protocol === 'google-gemini') return `data: ${line}\n\n`;
     const type = (JSON.parse(line) as { type?: string }).type ?? 'message';
     return `event: ${type}\ndata: ${line}\n\n`;
   });

@@ -1,0 +1,37 @@
+import type { Provider, ProviderCall } from '../types.js';
+import { streamUpstream } from '../transport/stream-upstream.js';
+import { authHeaders, DEFAULT_BASE_URL, GEMINI_FAMILY, GEMINI_KIND, generateUrl } from './api.js';
+import { decodeError } from './decode-error.js';
+import { decodeResponse } from './decode-response.js';
+import { decodeGeminiStream, initGeminiStream } from './decode-stream.js';
+import { encodeRequest } from './encode-request.js';
+
+/** Gemini API upstreams (`generateContent`, `streamGenerateContent?alt=sse`). */
+export const geminiProvider = {
+  type: GEMINI_KIND,
+  defaultBaseUrl: DEFAULT_BASE_URL,
+  capabilities: {
+    // Gemini 2.5 Pro's smallest thinking budget is 128; thinking and a forced function call mix.
+    thinking: { minBudget: 128, forcedToolBlocksThinking: false },
+    // `responseMimeType: application/json` without a schema.
+    jsonMode: true,
+    serverTools: false,
+    // Thought signatures go back to Gemini only: withheld from chat and messages clients (which
+    // would send them back as Anthropic's), carried by Responses clients in encrypted_content.
+    signatures: { family: GEMINI_FAMILY, opaque: true },
+  },
+  stream(call: ProviderCall) {
+    // Gemini's function calls have no ids: each call's is minted from the request id, so ids are
+    // unique across the turns of a conversation.
+    const callIdPrefix = `call_${call.requestId.replace(/[^A-Za-z0-9_-]/g, '')}`;
+    return streamUpstream(call, {
+      url: generateUrl(call.target.provider.baseUrl, call.target.upstreamModel, call.request.stream),
+      headers: authHeaders(call.target.provider),
+      body: encodeRequest(call.request),
+      decodeError,
+      decodeStream: decodeGeminiStream,
+      initStream: () => initGeminiStream(callIdPrefix),
+      decodeResponse: (body) => decodeResponse(body, callIdPrefix),
+    });
+  },
+} satisfies Provider;
