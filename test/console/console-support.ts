@@ -21,10 +21,18 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await form.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** Records every dialog (an alert from injected script would be one) and dismisses it. */
-export function watchForScripts(page: Page, dialogs: string[]): void {
+/**
+ * Records every dialog (an alert from injected script would be one, dismissed), every uncaught
+ * page error and every Content-Security-Policy violation the browser reports: the console's own
+ * bundle must run under its policy without one.
+ */
+export function watchForScripts(page: Page, events: string[]): void {
   page.on('dialog', (d) => {
-    dialogs.push(d.message());
+    events.push(`dialog: ${d.message()}`);
     void d.dismiss();
+  });
+  page.on('pageerror', (e) => events.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) events.push(`csp: ${m.text()}`);
   });
 }

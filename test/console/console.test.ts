@@ -28,6 +28,7 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
   let browser: Browser;
   let operator: BrowserContext;
   let page: Page;
+  /** Dialogs, page errors and policy violations (watchForScripts): none expected. */
   const dialogs: string[] = [];
   let secret = '';
   let accountId = '';
@@ -149,6 +150,18 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     expect(await page.locator('img[src="x"], svg[onload], script:not([src])').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
+  });
+
+  it('would refuse an inline script even if one reached the page (the policy is enforced)', async () => {
+    await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const script = doc.createElement('script');
+      script.textContent = 'window.__pwned = 4';
+      doc.body.append(script);
+    });
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
+    await expect.poll(() => dialogs.filter((e) => e.startsWith('csp:')).length).toBe(1);
+    dialogs.length = 0;
   });
 
   it('refuses a write without the CSRF token, and one from another origin', async () => {
