@@ -494,6 +494,20 @@ export interface components {
             details?: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: int64
+             * @description 402 only: the nanodollars the request needed held.
+             */
+            required?: number;
+            /**
+             * Format: int64
+             * @description 402 of the balance only: the nanodollars the account had available.
+             */
+            available?: number;
+            /** @description 402 only. */
+            unit?: components["schemas"]["MoneyUnit"];
+            /** @description 402 of a key budget only (`budget_exceeded`): the budget that refused the request, in its current period. */
+            budget?: components["schemas"]["BudgetStatus"];
         };
         /** @description Error body of the Anthropic-compatible endpoints. */
         AnthropicErrorResponse: {
@@ -1181,14 +1195,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A newly created API key. `key` is shown only once. */
+        /** @description A newly created API key: the ApiKey, and `key`, shown only once. */
         CreatedApiKey: {
             id: string;
             account_id: string;
             name: string | null;
-            key: string;
             prefix: string;
             created_at: string;
+            revoked_at: string | null;
             rpm_limit: number | null;
             tpm_limit: number | null;
             allowed_models: string[] | null;
@@ -1196,6 +1210,7 @@ export interface components {
             budget_time_zone: string;
             /** @description RFC 3339 time after which the key is refused; null: never. */
             expires_at: string | null;
+            key: string;
         };
         /** @description A credit amount: never zero. */
         CreditAmount: components["schemas"]["CreditTopUp"] | components["schemas"]["CreditCorrection"];
@@ -1532,6 +1547,20 @@ export interface components {
             /** @description The request field the error is about, or null. */
             param: string | null;
             code: string | null;
+            /**
+             * Format: int64
+             * @description 402 only: the nanodollars the request needed held.
+             */
+            required?: number;
+            /**
+             * Format: int64
+             * @description 402 of the balance only: the nanodollars the account had available.
+             */
+            available?: number;
+            /** @description 402 only. */
+            unit?: components["schemas"]["MoneyUnit"];
+            /** @description 402 of a key budget only (`budget_exceeded`): the budget that refused the request, in its current period. */
+            budget?: components["schemas"]["BudgetStatus"];
         };
         /** @description Error body of the OpenAI-compatible and admin endpoints. */
         OpenAIErrorResponse: {

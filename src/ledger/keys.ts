@@ -5,7 +5,7 @@ import type { KeyAuth, KeyRecord } from './types.js';
 import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
-import { budgetsOf, checkBudgets, checkTimeZone, replaceBudgets, type KeyBudget } from './budgets.js';
+import { BUDGET_PERIODS, budgetsOf, checkBudgets, checkTimeZone, replaceBudgets, type KeyBudget } from './budgets.js';
 
 /** What a key is issued with, or changed to: a null limit is no limit. */
 export interface KeySettings {
@@ -28,7 +28,7 @@ export async function createKey(
   settings: KeySettings = {},
 ): Promise<{ key: string; record: KeyRecord }> {
   const key = newApiKey();
-  const budgets = settings.budgets ?? [];
+  const budgets = [...(settings.budgets ?? [])].sort((a, b) => BUDGET_PERIODS.indexOf(a.period) - BUDGET_PERIODS.indexOf(b.period));
   checkBudgets(budgets);
   try {
     return await db.transaction().execute(async (trx) => {
