@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { cpuMs, postgresCpu, postgresCpuMsSince } from './processes.js';
+import { cpuMs, memoryMb, postgresCpu, postgresCpuMsSince } from './processes.js';
 
 /** One kind of request against one server. */
 export interface Target {
@@ -8,11 +8,7 @@ export interface Target {
   path: string;
   headers: Record<string, string>;
   body: string;
-  /**
-   * Rotate this header over these values per request (the gateway's API keys of several
-   * accounts): with one account, every hold and settle queues on one row lock held across a
-   * WAL flush, and the bench would measure PostgreSQL's commit latency instead of the gateway.
-   */
+  /** Rotate this header over these values per request (the gateway's API keys). */
   rotate?: { header: string; values: string[] };
 }
 
@@ -28,6 +24,8 @@ export interface ThroughputResult {
   cpuMsPerRequest?: number;
   /** CPU of all postgres processes per request (PostgreSQL runs only; shared, indicative). */
   dbCpuMsPerRequest?: number;
+  /** The server's highest VmRSS sampled (every 200 ms) during the run. */
+  peakRssMb?: number;
 }
 
 export interface LatencyResult {
@@ -51,6 +49,8 @@ export async function measureThroughput(
 ): Promise<ThroughputResult> {
   const cpu0 = pid ? cpuMs(pid) : 0;
   const db0 = withDb ? postgresCpu() : undefined;
+  let peakRssMb = pid ? memoryMb(pid) : undefined;
+  const sampler = pid ? setInterval(() => (peakRssMb = Math.max(peakRssMb!, memoryMb(pid))), 200) : undefined;
   const r = await autocannon({
     url: t.origin + t.path,
     method: 'POST',
@@ -61,6 +61,7 @@ export async function measureThroughput(
     timeout: 30,
     ...(t.rotate ? { requests: [rotating(t)] } : {}),
   });
+  clearInterval(sampler);
   const cpu = pid ? cpuMs(pid) - cpu0 : 0;
   const db = db0 ? postgresCpuMsSince(db0) : 0;
   const ok = r['2xx'];
@@ -73,6 +74,7 @@ export async function measureThroughput(
     failures: r.non2xx + r.errors + r.timeouts,
     cpuMsPerRequest: pid && ok > 0 ? cpu / ok : undefined,
     dbCpuMsPerRequest: withDb && ok > 0 ? db / ok : undefined,
+    peakRssMb,
   };
 }
 

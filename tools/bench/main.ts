@@ -7,9 +7,14 @@
  * Ledger on PostgreSQL when DATABASE_URL is set (in schema SWITCHYARD_DB_SCHEMA, default
  * switchyard_bench, dropped before and after), else in-memory PGlite.
  *
+ * Gateway cases rotate the keys of one account (a team sharing one balance: the headline) or of
+ * many accounts, one key each; then the default path (`make run`: tsx, PGlite in a data directory)
+ * is started and measured on its own (see embedded.ts).
+ *
  * Knobs: BENCH_SECONDS (5 per case at 50 connections), BENCH_LATENCY_REQUESTS (1000 sequential, after 100 untimed),
- * BENCH_STREAMS (1000), BENCH_ACCOUNTS (50 accounts, keys rotated per request), BENCH_ONLY (substring filter on case labels), BENCH_CPU_PROF=1 (the
- * gateway writes a V8 CPU profile into .bench/prof when it stops).
+ * BENCH_STREAMS (1000), BENCH_ACCOUNTS (50: the many-accounts cases), BENCH_KEYS (50: the one account's keys),
+ * BENCH_ONLY (substring filter on case labels), BENCH_CPU_PROF=1 (the gateway writes a V8 CPU profile into
+ * .bench/prof when it stops).
  * Writes .bench/<timestamp>.json (raw) and bench/latest.json + bench/latest.md (committed).
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +23,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { measureStreamsMemory } from './hold-streams.js';
+import { startEmbedded, type EmbeddedStart } from './embedded.js';
 import { calibrate } from './calibrate.js';
 import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe } from './load.js';
 import { freePort, startNode, stopAll } from './processes.js';
@@ -32,6 +38,7 @@ const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1000);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const ONLY = process.env.BENCH_ONLY;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50);
+const KEYS = Number(process.env.BENCH_KEYS ?? 50);
 const DATABASE_URL = process.env.DATABASE_URL;
 const SCHEMA = process.env.SWITCHYARD_DB_SCHEMA || 'switchyard_bench';
 const SLOW_CHUNK_DELAY_MS = 1000;
@@ -50,15 +57,19 @@ async function startFake() {
   return { child, url: match[1] };
 }
 
-async function startSwitchyard(fakeUrl: string, adminKey: string) {
+function gatewayEnv(fakeUrl: string, adminKey: string) {
   const config = resolve(RAW_DIR, 'catalog.yaml');
   writeFileSync(config, catalogYaml(fakeUrl, SLOW_CHUNK_DELAY_MS));
+  return { HOST: '127.0.0.1', PORT: '0', SWITCHYARD_CONFIG: config, SWITCHYARD_ADMIN_KEY: adminKey, LOG_LEVEL: 'info' };
+}
+
+async function startSwitchyard(fakeUrl: string, adminKey: string) {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RAW_DIR, 'prof')}`] : [];
   const db = DATABASE_URL ? { DATABASE_URL, SWITCHYARD_DB_SCHEMA: SCHEMA } : { DATABASE_URL: '', SWITCHYARD_DATA_DIR: 'memory://' };
   const { child, match } = await startNode(
     'switchyard',
     [...prof, BUILT_ENTRY, 'serve'],
-    { ...db, HOST: '127.0.0.1', PORT: '0', SWITCHYARD_CONFIG: config, SWITCHYARD_ADMIN_KEY: adminKey, LOG_LEVEL: 'info' },
+    { ...db, ...gatewayEnv(fakeUrl, adminKey) },
     /"url":"(http:\/\/[^"]+)"[^\n]*switchyard is listening/,
   );
   return { child, url: match[1] };
@@ -75,8 +86,8 @@ async function startPortkey() {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-/** Funded accounts, a key each, made through the admin API like an operator would. */
-async function createKeys(url: string, adminKey: string, n: number): Promise<string[]> {
+/** `accounts` funded accounts with `perAccount` keys each, made through the admin API like an operator would. */
+async function createKeys(url: string, adminKey: string, accounts: number, perAccount = 1): Promise<string[]> {
   const post = async (path: string, body: unknown) => {
     const res = await fetch(url + path, {
       method: 'POST',
@@ -87,9 +98,9 @@ async function createKeys(url: string, adminKey: string, n: number): Promise<str
     return (await res.json()) as Record<string, string>;
   };
   const keys: string[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < accounts; i++) {
     const account = await post('/admin/accounts', { name: `bench-${i}`, balance: 1_000_000_000_000_000 });
-    keys.push((await post('/admin/keys', { account_id: account.id, name: 'bench' })).key);
+    for (let k = 0; k < perAccount; k++) keys.push((await post('/admin/keys', { account_id: account.id, name: `bench-${k}` })).key);
   }
   return keys;
 }
@@ -125,13 +136,21 @@ function vacuumSchema(): Promise<void> {
   });
 }
 
-function buildCases(gw: string, keys: string[], fake: string, portkey: string): Case[] {
+interface KeySets { team: string[]; spread: string[] }
+
+/**
+ * Every gateway path on one account's keys (the headline); the same-protocol JSON paths again on
+ * many accounts' keys, for the one-account/many-accounts ratio measured in the same run.
+ */
+function buildCases(gw: string, keys: KeySets, fake: string, portkey: string): Case[] {
   const cases: Case[] = [];
   for (const stream of [false, true]) {
     for (const client of ['chat', 'messages'] as const) {
+      const same = client === 'chat' ? 'openai' : 'anthropic';
       cases.push(directCase(fake, client, stream));
-      cases.push(gatewayCase(gw, keys, client, client === 'chat' ? 'openai' : 'anthropic', stream));
-      cases.push(gatewayCase(gw, keys, client, client === 'chat' ? 'anthropic' : 'openai', stream));
+      cases.push(gatewayCase(gw, keys.team, 1, client, same, stream));
+      if (!stream) cases.push(gatewayCase(gw, keys.spread, ACCOUNTS, client, same, stream));
+      cases.push(gatewayCase(gw, keys.team, 1, client, client === 'chat' ? 'anthropic' : 'openai', stream));
       // Portkey 1.15.2 breaks streamed answers (its issue #1389): it is compared on non-streaming only.
       if (!stream) cases.push(portkeyCase(portkey, fake, client, false));
     }
@@ -139,16 +158,37 @@ function buildCases(gw: string, keys: string[], fake: string, portkey: string): 
   return cases.filter((c) => !ONLY || caseLabel(c).includes(ONLY));
 }
 
-async function measureCase(c: Case, pids: Record<Case['server'], number>): Promise<Row> {
+async function measureCase(c: Case, pids: Partial<Record<Case['server'], number>>): Promise<Row> {
   const { status, text } = await probe(c.target);
   if (!looksComplete(c, status, text)) throw new Error(`${caseLabel(c)}: unexpected answer ${status}: ${text.slice(0, 300)}`);
   const withDb = c.server === 'switchyard' && Boolean(DATABASE_URL);
+  const pid = pids[c.server];
   await measureThroughput(c.target, 10, 1); // warm-up: JIT, pools, connections
-  const throughput = await measureThroughput(c.target, CONNECTIONS, SECONDS, pids[c.server], withDb);
-  const latency = await measureLatency(c.target, LATENCY_REQUESTS, pids[c.server]);
+  const throughput = await measureThroughput(c.target, CONNECTIONS, SECONDS, pid, withDb);
+  const latency = await measureLatency(c.target, LATENCY_REQUESTS, pid);
   const row = makeRow(c, throughput, latency);
   process.stderr.write(`  ${row.label}: ${throughput.rps.toFixed(0)} req/s, CPU ${throughput.cpuMsPerRequest?.toFixed(3) ?? '–'} ms/req, p50@1 ${latency.p50Ms.toFixed(2)} ms, CPU@1 ${latency.cpuMsPerRequest?.toFixed(3) ?? '–'} ms/req\n`);
   return row;
+}
+
+/**
+ * The default path, alone on the machine's share of the run (the deployed gateway is stopped by
+ * then): its start, its memory at rest, and its JSON case on one account's keys.
+ */
+async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[]): Promise<EmbeddedStart | undefined> {
+  if (ONLY && !'embedded chat→openai json, 1 account'.includes(ONLY)) return undefined;
+  process.stderr.write('  the default path (tsx, PGlite in a data directory)...\n');
+  const emb = await startEmbedded(ROOT, gatewayEnv(fakeUrl, adminKey));
+  try {
+    const keys = await createKeys(emb.url, adminKey, 1, KEYS);
+    const c = gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded');
+    await measureThroughput(c.target, 10, 1);
+    rows.push(await measureCase(c, { embedded: emb.child.pid }));
+    return emb.start;
+  } finally {
+    await emb.child.stop();
+    emb.cleanup();
+  }
 }
 
 async function portkeyStreamProbe(portkey: string, fake: string) {
@@ -173,7 +213,7 @@ async function main(): Promise<void> {
   const fake = await startFake();
   const gw = await startSwitchyard(fake.url, adminKey);
   const portkey = await startPortkey();
-  const keys = await createKeys(gw.url, adminKey, ACCOUNTS);
+  const keys = { team: await createKeys(gw.url, adminKey, 1, KEYS), spread: await createKeys(gw.url, adminKey, ACCOUNTS) };
   const pids = { switchyard: gw.child.pid, direct: fake.child.pid, portkey: portkey.child.pid };
   const rows: Row[] = [];
   const cases = buildCases(gw.url, keys, fake.url, portkey.url);
@@ -182,26 +222,28 @@ async function main(): Promise<void> {
   for (const c of cases) if (c.server !== 'direct') await measureThroughput(c.target, 10, 1);
   await vacuumSchema();
   for (const c of cases) rows.push(await measureCase(c, pids));
-  addOverheads(rows);
   const portkeyStreams = await portkeyStreamProbe(portkey.url, fake.url);
+  await gw.child.stop();
+  const embedded = await measureEmbedded(fake.url, adminKey, rows);
+  addOverheads(rows);
   process.stderr.write(`  ${STREAMS} slow streams...\n`);
   // A fresh gateway process: its resident memory then measures the streams, not the garbage the
   // load cases left for the next major GC (which swings RSS by 100 MB either way).
-  await gw.child.stop();
   const fresh = await startSwitchyard(fake.url, adminKey);
-  const freshKeys = await createKeys(fresh.url, adminKey, ACCOUNTS);
-  const slow = gatewayCase(fresh.url, freshKeys, 'chat', 'openai', true);
+  const freshKeys = await createKeys(fresh.url, adminKey, 1, KEYS);
+  const slow = gatewayCase(fresh.url, freshKeys, 1, 'chat', 'openai', true);
   slow.target.body = requestBody(SLOW_MODEL, true);
   const streamsMemory = await measureStreamsMemory(slow.target, STREAMS, fresh.child.pid);
   const report: Report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.versions.node, calibration },
     database: DATABASE_URL ? `PostgreSQL (schema ${SCHEMA})` : 'PGlite (in memory)',
-    settings: { seconds: SECONDS, connections: CONNECTIONS, latencySamples: LATENCY_REQUESTS, latencyWarmup: LATENCY_WARMUP_REQUESTS, streams: STREAMS, accounts: ACCOUNTS },
+    settings: { seconds: SECONDS, connections: CONNECTIONS, latencySamples: LATENCY_REQUESTS, latencyWarmup: LATENCY_WARMUP_REQUESTS, streams: STREAMS, accounts: ACCOUNTS, keys: KEYS },
     rows,
     portkeyStreams,
     streamsMemory,
-    targets: checkTargets(rows, streamsMemory),
+    embedded,
+    targets: checkTargets(rows, streamsMemory, embedded),
   };
   const json = JSON.stringify(report, null, 2);
   writeFileSync(resolve(RAW_DIR, `${report.date.replace(/[:.]/g, '-')}.json`), json);

@@ -3,9 +3,15 @@ import type { Target } from './load.js';
 export type Client = 'chat' | 'messages';
 export type Upstream = 'openai' | 'anthropic';
 
-/** One measured case: who serves it, which client protocol, which upstream protocol, streaming or not. */
+/**
+ * One measured case: who serves it, which client protocol, which upstream protocol, streaming or
+ * not. `switchyard` is the gateway as deployed (compiled, the bench's database); `embedded` is the
+ * gateway as a user first starts it (`make run`: tsx, PGlite in a data directory).
+ */
 export interface Case {
-  server: 'switchyard' | 'direct' | 'portkey';
+  server: 'switchyard' | 'embedded' | 'direct' | 'portkey';
+  /** Gateway cases: how many accounts the rotated keys belong to (1: one team's keys, one balance). */
+  accounts?: number;
   client: Client;
   /** The upstream protocol the gateway speaks to the fake (the direct upstream: same as client). */
   upstream: Upstream;
@@ -52,14 +58,17 @@ function clientHeaders(client: Client, key: string): Record<string, string> {
 
 const PATH: Record<Client, string> = { chat: '/v1/chat/completions', messages: '/v1/messages' };
 
-/** Keys of several accounts, rotated per request under load (see Target.rotate). */
-export function gatewayCase(origin: string, keys: string[], client: Client, upstream: Upstream, stream: boolean): Case {
+/** Keys rotated per request under load (see Target.rotate), of `accounts` accounts. */
+export function gatewayCase(
+  origin: string, keys: string[], accounts: number, client: Client, upstream: Upstream, stream: boolean, server: 'switchyard' | 'embedded' = 'switchyard',
+): Case {
   const model = upstream === 'openai' ? 'bench-openai' : 'bench-anthropic';
   const rotate = client === 'chat'
     ? { header: 'authorization', values: keys.map((k) => `Bearer ${k}`) }
     : { header: 'x-api-key', values: keys };
   return {
-    server: 'switchyard',
+    server,
+    accounts,
     client,
     upstream,
     stream,
@@ -103,7 +112,8 @@ export function looksComplete(c: Case, status: number, text: string): boolean {
 
 export function caseLabel(c: Case): string {
   const mode = c.stream ? 'stream' : 'json';
-  if (c.server !== 'switchyard') return `${c.server} ${c.client} ${mode}`;
+  if (c.server === 'direct' || c.server === 'portkey') return `${c.server} ${c.client} ${mode}`;
   const same = (c.client === 'chat') === (c.upstream === 'openai');
-  return `switchyard ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}`;
+  const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
+  return `${c.server} ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}, ${accounts}`;
 }

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { memoryMb, startNode, type Child } from './processes.js';
+
+/** How the default path starts: ready times from spawn to the listening line, and memory at rest. */
+export interface EmbeddedStart {
+  database: string;
+  /** The first start on an empty data directory (it creates the database). */
+  firstReadyMs: number;
+  /** A start on the directory the first one left. */
+  restartReadyMs: number;
+  /** VmRSS once the restarted gateway has been idle for IDLE_MS. */
+  idleRssMb: number;
+}
+
+const IDLE_MS = 2_000;
+const READY = /"url":"(http:\/\/[^"]+)"[^\n]*switchyard is listening/;
+
+/**
+ * The gateway as `make run` starts it: `node --import tsx src/main.ts serve --demo`, the ledger in
+ * PGlite in a data directory (a fresh temporary one here), the bench's catalog. Started twice, so
+ * both the first start and a later one are timed; the second keeps running for the measurements.
+ */
+export async function startEmbedded(root: string, env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string; start: EmbeddedStart; cleanup(): void }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-embedded-'));
+  const args = ['--import', 'tsx', resolve(root, 'src/main.ts'), 'serve', '--demo'];
+  const run = async () => {
+    const t0 = performance.now();
+    const { child, match } = await startNode('switchyard-embedded', args, { ...env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dataDir }, READY);
+    return { child, url: match[1], readyMs: performance.now() - t0 };
+  };
+  const first = await run();
+  await first.child.stop();
+  const second = await run();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  return {
+    child: second.child,
+    url: second.url,
+    start: {
+      database: 'PGlite in a data directory, run by tsx (make run)',
+      firstReadyMs: first.readyMs,
+      restartReadyMs: second.readyMs,
+      idleRssMb: memoryMb(second.child.pid),
+    },
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
