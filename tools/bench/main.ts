@@ -25,7 +25,7 @@ import pg from 'pg';
 import { measureStreamsMemory } from './hold-streams.js';
 import { startEmbedded, type EmbeddedStart } from './embedded.js';
 import { calibrate } from './calibrate.js';
-import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe } from './load.js';
+import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe, warmUp } from './load.js';
 import { freePort, startNode, stopAll } from './processes.js';
 import { addOverheads, checkTargets, makeRow, markdown, type Report, type Row } from './report.js';
 import {
@@ -42,6 +42,8 @@ const KEYS = Number(process.env.BENCH_KEYS ?? 50);
 const DATABASE_URL = process.env.DATABASE_URL;
 const SCHEMA = process.env.SWITCHYARD_DB_SCHEMA || 'switchyard_bench';
 const SLOW_CHUNK_DELAY_MS = 1000;
+/** Unmeasured requests before each case (three times as many when a path is first warmed). */
+const WARMUP_REQUESTS = 1000;
 const ROOT = resolve(import.meta.dirname, '../..');
 const RAW_DIR = resolve(ROOT, '.bench');
 /** The gateway as deployed, compiled by `make build` (tsx's on-the-fly transform costs ~10% CPU). */
@@ -163,7 +165,7 @@ async function measureCase(c: Case, pids: Partial<Record<Case['server'], number>
   if (!looksComplete(c, status, text)) throw new Error(`${caseLabel(c)}: unexpected answer ${status}: ${text.slice(0, 300)}`);
   const withDb = c.server === 'switchyard' && Boolean(DATABASE_URL);
   const pid = pids[c.server];
-  await measureThroughput(c.target, 10, 1); // warm-up: JIT, pools, connections
+  await warmUp(c.target, WARMUP_REQUESTS); // JIT, pools, connections
   const throughput = await measureThroughput(c.target, CONNECTIONS, SECONDS, pid, withDb);
   const latency = await measureLatency(c.target, LATENCY_REQUESTS, pid);
   const row = makeRow(c, throughput, latency);
@@ -182,7 +184,7 @@ async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[]): 
   try {
     const keys = await createKeys(emb.url, adminKey, 1, KEYS);
     const c = gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded');
-    await measureThroughput(c.target, 10, 1);
+    await warmUp(c.target, WARMUP_REQUESTS * 3);
     rows.push(await measureCase(c, { embedded: emb.child.pid }));
     return emb.start;
   } finally {
@@ -219,7 +221,7 @@ async function main(): Promise<void> {
   const cases = buildCases(gw.url, keys, fake.url, portkey.url);
   // Every gateway path is warmed before any is measured, so the first case measured does not
   // pay for the JIT compiling code that the later ones share.
-  for (const c of cases) if (c.server !== 'direct') await measureThroughput(c.target, 10, 1);
+  for (const c of cases) if (c.server !== 'direct') await warmUp(c.target, WARMUP_REQUESTS * 3);
   await vacuumSchema();
   for (const c of cases) rows.push(await measureCase(c, pids));
   const portkeyStreams = await portkeyStreamProbe(portkey.url, fake.url);
