@@ -104,3 +104,32 @@ export function Table<T>({ rows, columns, empty, testid }: { rows: T[]; columns:
     </div>
   );
 }
+
+/** A newest-first list read a page at a time (`before_id` = the last page's `last_id`), as the admin lists page. */
+export function usePages<T>(load: (before?: string) => Promise<{ data: T[]; has_more: boolean; last_id: string | number | null }>, deps: unknown[]) {
+  const first = useLoad(() => load(), deps);
+  const [older, setOlder] = useState<{ rows: T[]; more: boolean; last: string | number | null }>();
+  const [error, setError] = useState<string>();
+  useEffect(() => setOlder(undefined), [first.data]);
+  const more = older ? older.more : (first.data?.has_more ?? false);
+  const loadOlder = async () => {
+    const last = older ? older.last : first.data?.last_id;
+    if (last === null || last === undefined) return;
+    try {
+      const page = await load(String(last));
+      setOlder({ rows: [...(older?.rows ?? []), ...page.data], more: page.has_more, last: page.last_id });
+      setError(undefined);
+    } catch (e) {
+      setError(message(e));
+    }
+  };
+  return { rows: [...(first.data?.data ?? []), ...(older?.rows ?? [])], more, loadOlder, error: first.error ?? error, reload: first.reload };
+}
+
+export function OlderButton({ pages }: { pages: { more: boolean; loadOlder: () => void } }) {
+  return pages.more ? (
+    <button type="button" onClick={pages.loadOlder}>
+      Older
+    </button>
+  ) : null;
+}

@@ -83,6 +83,16 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     await credits.getByRole('button', { name: 'Add credits' }).click();
     await page.getByTestId('account').getByText('$5.00').first().waitFor();
     await page.getByTestId('ledger').getByText('console test').waitFor();
+    // A page at a time: 50 entries, then the older ones on demand.
+    for (let i = 1; i <= 50; i++) expect((await gw.admin(`/admin/accounts/${accountId}/credits`, 'POST', { amount: 1, reason: `bulk-${i}` })).status).toBe(200);
+    await page.reload();
+    const ledger = page.getByTestId('ledger');
+    await ledger.getByText('bulk-50').waitFor();
+    expect(await ledger.locator('tbody tr').count()).toBe(50);
+    await page.getByRole('button', { name: 'Older' }).click();
+    await ledger.getByText('console test').waitFor();
+    expect(await ledger.locator('tbody tr').count()).toBe(51);
+    expect(await page.getByRole('button', { name: 'Older' }).count()).toBe(0);
 
     await page.getByText('New key').click();
     const form = page.getByTestId('create-key');

@@ -2,7 +2,7 @@ import { api, query } from '../api';
 import { count, dollars, toNano, when } from '../format';
 import { SpendPanel } from '../spend-panel';
 import type { Account, JournalEntry, Page, SpendList, UsageRecord } from '../types';
-import { ActionForm, ErrorNote, Field, Section, Table, useLoad } from '../widgets';
+import { ActionForm, ErrorNote, Field, OlderButton, Section, Table, useLoad, usePages } from '../widgets';
 import { KeysPanel } from './keys';
 
 export function Accounts() {
@@ -46,8 +46,8 @@ export function Accounts() {
 export function AccountDetail({ id }: { id: string }) {
   const path = `/admin/accounts/${encodeURIComponent(id)}`;
   const account = useLoad(() => api.get<Account>(path), [id]);
-  const ledger = useLoad(() => api.get<Page<JournalEntry>>(`${path}/ledger?limit=50`), [id]);
-  const usage = useLoad(() => api.get<Page<UsageRecord>>(`${path}/usage?limit=50`), [id]);
+  const ledger = usePages((before) => api.get<Page<JournalEntry>>(`${path}/ledger${query({ limit: 50, before_id: before })}`), [id]);
+  const usage = usePages((before) => api.get<Page<UsageRecord>>(`${path}/usage${query({ limit: 50, before_id: before })}`), [id]);
   const credit = async (form: FormData) => {
     const amount = toNano(String(form.get('amount') ?? ''), 'Amount');
     const reason = String(form.get('reason') ?? '').trim() || 'console';
@@ -97,14 +97,14 @@ export function AccountDetail({ id }: { id: string }) {
       <Section title="Spend">
         <SpendPanel load={(group_by, range) => api.get<SpendList>(`/admin/spend${query({ group_by, account_id: id, ...range })}`)} />
       </Section>
-      <Section title="Usage (latest 50 requests)">
+      <Section title="Usage, newest first">
         <ErrorNote error={usage.error} />
         <button type="button" onClick={usage.reload}>
           Refresh
         </button>
         <Table
           testid="usage"
-          rows={usage.data?.data ?? []}
+          rows={usage.rows}
           empty="No requests yet."
           columns={[
             ['time', (r) => when(r.created_at)],
@@ -119,12 +119,13 @@ export function AccountDetail({ id }: { id: string }) {
             ['session', (r) => r.session ?? '—'],
           ]}
         />
+        <OlderButton pages={usage} />
       </Section>
-      <Section title="Ledger (latest 50 entries)">
+      <Section title="Ledger, newest first">
         <ErrorNote error={ledger.error} />
         <Table
           testid="ledger"
-          rows={ledger.data?.data ?? []}
+          rows={ledger.rows}
           empty="No entries."
           columns={[
             ['time', (e) => when(e.created_at)],
@@ -136,6 +137,7 @@ export function AccountDetail({ id }: { id: string }) {
             ['request', (e) => e.request_id ?? '—'],
           ]}
         />
+        <OlderButton pages={ledger} />
       </Section>
     </>
   );
