@@ -200,9 +200,10 @@ describe('loadConfigFile', () => {
   });
 
   it('the documented example loads with its keys set', () => {
-    const keys = { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b', OPENROUTER_API_KEY: 'c', DEEPSEEK_API_KEY: 'd' };
+    const keys = { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b', OPENROUTER_API_KEY: 'c', DEEPSEEK_API_KEY: 'd', GEMINI_API_KEY: 'e' };
     const c = loadConfigFile(path.join(repo, 'config/example.yaml'), keys);
-    expect([...c.providers.values()].map((p) => p.id).sort()).toEqual(['anthropic', 'deepseek', 'ollama', 'openai', 'openrouter', 'vllm']);
+    expect([...c.providers.values()].map((p) => p.id).sort()).toEqual(['anthropic', 'deepseek', 'gemini', 'ollama', 'openai', 'openrouter', 'vllm']);
+    expect(c.providers.get('gemini')).toMatchObject({ type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKey: 'e' });
     expect(c.models.size).toBeGreaterThanOrEqual(6);
   });
 

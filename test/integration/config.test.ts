@@ -109,6 +109,7 @@ describe('the shipped test catalog', () => {
     const c = loadConfigFile(file, {});
     expect(c.providers.get('fake-openai')).toMatchObject({ type: 'openai', baseUrl: 'http://127.0.0.1:9100/v1' });
     expect(c.providers.get('fake-anthropic')).toMatchObject({ type: 'anthropic', baseUrl: 'http://127.0.0.1:9100' });
+    expect(c.providers.get('fake-gemini')).toMatchObject({ type: 'gemini', baseUrl: 'http://127.0.0.1:9100/v1beta' });
     expect(readFileSync(file, 'utf8')).toContain('fake-upstream');
   });
 

@@ -1,0 +1,253 @@
+/**
+ * A Gemini upstream through the real gateway, with the official SDKs of the three client
+ * protocols (openai chat, @anthropic-ai/sdk messages, openai Responses) against the fake
+ * upstream speaking Gemini's wire format (its project-written google-gemini scripts): streamed
+ * text, a parallel tool-call round trip, thinking, a SAFETY refusal falling back to another
+ * model, and Google's errors in each client's own shape.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/config/load-config.js';
+import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+
+let started: FakeGateway | undefined;
+let fake: FakeUpstream;
+let gw: TestGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+/** The fake catalog plus a `gemini` provider and two models on it; `gm-guarded` falls back to `up-openai`. */
+function catalogWithGemini(f: FakeUpstream) {
+  const doc = fakeCatalogDocument(f, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+  doc.providers['up-gemini'] = { type: 'gemini', base_url: `${f.url}/v1beta`, api_key_env: FAKE_KEY_ENV, max_retries: 0, timeouts: { connect_ms: 2_000, first_byte_ms: 5_000, idle_ms: 5_000 } };
+  const gemini = { provider: 'up-gemini', upstream_model: 'gemini-2.5-flash', price: { input: '0.30', output: '2.50', cache_read: '0.03' }, max_output_tokens: 32_000, capabilities: { tools: true, reasoning: true, images: true } };
+  doc.models.push({ id: 'gm', ...gemini }, { id: 'gm-guarded', ...gemini, fallbacks: ['up-openai'] });
+  return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'gemini catalog');
+}
+
+beforeAll(async () => {
+  started = await startFakeGateway((f) => ({ catalog: catalogWithGemini(f) }));
+  ({ fake, gw } = started);
+  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+});
+beforeEach(() => fake.reset());
+afterAll(() => started?.close());
+
+const TEXT = 'Switchyard routes every token to Gemini.';
+const THOUGHT = '**Weighing the question**\n\nThe user asks for the capital of France. It is Paris.';
+const CALL_SIGNATURE = 'EpgCAYs3bq7wZnVuY3Rpb24tY2FsbC1zaWduYXR1cmUtZm9yLXBhcmFsbGVsLWNhbGxz+/=';
+const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
+const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
+const sent = (i: number) => fake.requests[i].body as any;
+
+/** The model turn and the function responses the second request carried to Gemini. */
+function secondTurn() {
+  const contents = sent(1).contents as Array<{ role: string; parts: any[] }>;
+  return { model: contents[1], results: contents[2] };
+}
+
+describe('chat clients (openai SDK) -> Gemini', () => {
+  it('stream text with usage, from streamGenerateContent with the key in x-goog-api-key', async () => {
+    fake.script('script:google-gemini/stream-text');
+    const stream = await openai.chat.completions.create({ model: 'gm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
+    let text = '';
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe(TEXT);
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
+    const req = fake.requests[0];
+    expect(req.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent');
+    expect(req.headers['x-goog-api-key']).toBe('sk-fake-upstream');
+    expect(req.body).toMatchObject({ systemInstruction: { parts: [{ text: 'Be brief.' }] }, contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
+  });
+
+  it('round-trip parallel tool calls: minted ids, results named after their calls', async () => {
+    fake.script('script:google-gemini/stream-function-calls-parallel', 'script:google-gemini/stream-text');
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
+    const first = await openai.chat.completions.create({ model: 'gm', messages, tools: [weatherTool, timeTool] });
+    const calls = first.choices[0].message.tool_calls!.filter((c) => c.type === 'function');
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    expect(calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([['get_weather', { location: 'Paris' }], ['get_time', {}]]);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(2);
+    expect(sent(0).tools).toEqual([{ functionDeclarations: [
+      { name: 'get_weather', parametersJsonSchema: weatherTool.function.parameters },
+      { name: 'get_time', parametersJsonSchema: timeTool.function.parameters },
+    ] }]);
+
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: calls[1].id, content: '14:05' }, { role: 'tool', tool_call_id: calls[0].id, content: '18 C' });
+    const second = await openai.chat.completions.create({ model: 'gm', messages, tools: [weatherTool, timeTool] });
+    expect(second.choices[0].message.content).toBe(TEXT);
+    const { model, results } = secondTurn();
+    // Chat clients cannot carry Gemini's signature back (it would return as Anthropic's): withheld.
+    expect(model).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }, { functionCall: { name: 'get_time', args: {} } }] });
+    expect(results).toEqual({ role: 'user', parts: [
+      { functionResponse: { name: 'get_time', response: { output: '14:05' } } },
+      { functionResponse: { name: 'get_weather', response: { output: '18 C' } } },
+    ] });
+  });
+
+  it('stream thinking as reasoning_content, asking Gemini for thought summaries', async () => {
+    fake.script('script:google-gemini/stream-thinking');
+    const stream = await openai.chat.completions.create({ model: 'gm', stream: true, reasoning_effort: 'low', messages: [{ role: 'user', content: 'Capital of France?' }] });
+    let reasoning = '';
+    let text = '';
+    const blocks: unknown[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as any;
+      reasoning += delta?.reasoning_content ?? '';
+      text += delta?.content ?? '';
+      blocks.push(...(delta?.thinking_blocks ?? []));
+    }
+    expect(reasoning).toBe(THOUGHT);
+    expect(text).toBe('The capital of France is Paris.');
+    // No Gemini signature reaches a chat client.
+    expect(JSON.stringify(blocks)).not.toContain('Cr0BAYs3');
+    expect(sent(0).generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+  });
+
+  it('a SAFETY refusal falls back to the next model invisibly', async () => {
+    fake.script('script:google-gemini/stream-finish-safety', { words: 4 });
+    const res = await openai.chat.completions.create({ model: 'gm-guarded', messages: [{ role: 'user', content: 'Something risky' }] }).withResponse();
+    expect(res.data.choices[0].message.content).toBe('Switchyard routes tokens through');
+    expect(res.response.headers.get('x-switchyard-model')).toBe('up-openai');
+    expect(res.response.headers.get('x-switchyard-attempts')).toBe('gm-guarded=refusal, up-openai=ok');
+    expect(fake.requests.map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent', '/v1/chat/completions']);
+  });
+
+  it("Google's 429 RESOURCE_EXHAUSTED and 503 UNAVAILABLE reach chat clients in OpenAI's shape", async () => {
+    fake.script('script:google-gemini/error-429-resource-exhausted');
+    const limited = await openai.chat.completions.create({ model: 'gm', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((limited as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: 'Resource has been exhausted (e.g. check quota).', code: 'RESOURCE_EXHAUSTED' });
+    fake.script('script:google-gemini/error-503-unavailable');
+    const down = await openai.chat.completions.create({ model: 'gm', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((down as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+  });
+});
+
+describe('messages clients (@anthropic-ai/sdk) -> Gemini', () => {
+  it('stream text', async () => {
+    fake.script('script:google-gemini/stream-text');
+    const final = await anthropic.messages.stream({ model: 'gm', max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    expect(final.content).toHaveLength(1);
+    expect(final.content[0]).toMatchObject({ type: 'text', text: TEXT });
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 7 });
+    expect(sent(0).generationConfig).toEqual({ maxOutputTokens: 300 });
+  });
+
+  it('round-trip parallel tool calls', async () => {
+    fake.script('script:google-gemini/stream-function-calls-parallel', 'script:google-gemini/stream-text');
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
+      { name: 'get_time', input_schema: { type: 'object', properties: {} } },
+    ];
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
+    const first = await anthropic.messages.stream({ model: 'gm', max_tokens: 300, tools, messages: [question] }).finalMessage();
+    expect(first.stop_reason).toBe('tool_use');
+    const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+    expect(uses.map((u) => [u.name, u.input])).toEqual([['get_weather', { location: 'Paris' }], ['get_time', {}]]);
+    const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
+    const second = await anthropic.messages.create({ model: 'gm', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
+    expect(second.content).toMatchObject([{ type: 'text', text: TEXT }]);
+    const { model, results: sentResults } = secondTurn();
+    expect(model.parts.map((p: any) => p.functionCall?.name)).toEqual(['get_weather', 'get_time']);
+    expect(JSON.stringify(model)).not.toContain('thoughtSignature');
+    expect(sentResults.parts).toEqual([
+      { functionResponse: { name: 'get_weather', response: { output: 'result 0' } } },
+      { functionResponse: { name: 'get_time', response: { output: 'result 1' } } },
+    ]);
+  });
+
+  it('stream thinking as a thinking block whose Gemini signature is withheld', async () => {
+    fake.script('script:google-gemini/stream-thinking');
+    const final = await anthropic.messages
+      .stream({ model: 'gm', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: 'Capital of France?' }] })
+      .finalMessage();
+    const thinking = final.content.filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking');
+    expect(thinking.map((b) => b.thinking).join('')).toBe(THOUGHT);
+    expect(thinking.every((b) => b.signature === '')).toBe(true);
+    expect(final.content.at(-1)).toMatchObject({ type: 'text', text: 'The capital of France is Paris.' });
+    expect(sent(0).generationConfig).toMatchObject({ maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+  });
+
+  it('a 429 comes back as rate_limit_error', async () => {
+    fake.script('script:google-gemini/error-429-resource-exhausted');
+    const err = await anthropic.messages.create({ model: 'gm', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+});
+
+describe('Responses clients (openai SDK) -> Gemini', () => {
+  it('stream text', async () => {
+    fake.script('script:google-gemini/stream-text');
+    const stream = await openai.responses.create({ model: 'gm', input: 'Hello', stream: true });
+    let text = '';
+    let last: any;
+    for await (const ev of stream) {
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      last = ev;
+    }
+    expect(text).toBe(TEXT);
+    expect(last.type).toBe('response.completed');
+    expect(last.response.usage).toMatchObject({ input_tokens: 12, output_tokens: 7 });
+  });
+
+  it('round-trip parallel tool calls with the thought signature carried back byte for byte in encrypted_content', async () => {
+    fake.script('script:google-gemini/stream-function-calls-parallel', 'script:google-gemini/stream-text');
+    const tools = [weatherTool, timeTool].map((t) => ({ type: 'function' as const, name: t.function.name, parameters: t.function.parameters, strict: false }));
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
+    const stream = await openai.responses.create({ model: 'gm', input, tools, include: ['reasoning.encrypted_content'], stream: true });
+    let final: any;
+    for await (const ev of stream) if (ev.type === 'response.completed') final = ev.response;
+    const calls = final.output.filter((o: any) => o.type === 'function_call');
+    expect(calls.map((c: any) => [c.name, JSON.parse(c.arguments)])).toEqual([['get_weather', { location: 'Paris' }], ['get_time', {}]]);
+    expect(final.output.find((o: any) => o.type === 'reasoning')?.encrypted_content).toMatch(/^swy1\./);
+
+    const next = await openai.responses.create({
+      model: 'gm',
+      tools,
+      input: [...input, ...final.output, ...calls.map((c: any, i: number) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: `result ${i}` }))],
+    });
+    expect(next.output_text).toBe(TEXT);
+    const { model, results } = secondTurn();
+    expect(model).toEqual({ role: 'model', parts: [
+      { functionCall: { name: 'get_weather', args: { location: 'Paris' } }, thoughtSignature: CALL_SIGNATURE },
+      { functionCall: { name: 'get_time', args: {} } },
+    ] });
+    expect(results.parts.map((p: any) => p.functionResponse.name)).toEqual(['get_weather', 'get_time']);
+  });
+
+  it('stream thinking as a reasoning summary', async () => {
+    fake.script('script:google-gemini/stream-thinking');
+    const stream = await openai.responses.create({ model: 'gm', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, stream: true });
+    let summary = '';
+    let text = '';
+    for await (const ev of stream) {
+      if (ev.type === 'response.reasoning_summary_text.delta') summary += ev.delta;
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+    }
+    expect(summary).toBe(THOUGHT);
+    expect(text).toBe('The capital of France is Paris.');
+    expect(sent(0).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
+  });
+
+  it('a blocked prompt falls back like a refusal', async () => {
+    fake.script('script:google-gemini/generate-prompt-blocked', { words: 3 });
+    const res = await openai.responses.create({ model: 'gm-guarded', input: 'Something risky' }).withResponse();
+    expect(res.data.output_text).toBe('Switchyard routes tokens');
+    expect(res.response.headers.get('x-switchyard-attempts')).toBe('gm-guarded=refusal, up-openai=ok');
+  });
+});
