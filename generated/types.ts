@@ -563,8 +563,8 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
         };
-        /** @description A content block of an assistant turn. Other block types (server tool and container blocks) are refused with a 400 naming the block. */
-        AssistantContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlock"];
+        /** @description A content block of an assistant turn. Server tool calls and results go back to an Anthropic model as they were and are left out (with a warning) for others; other block types (container blocks) are refused with a 400 naming the block. */
+        AssistantContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["WebSearchToolResultBlock"] | components["schemas"]["WebFetchToolResultBlock"] | components["schemas"]["CodeExecutionToolResultBlock"] | components["schemas"]["BashCodeExecutionToolResultBlock"] | components["schemas"]["TextEditorCodeExecutionToolResultBlock"];
         /** @description An assistant turn. */
         AssistantMessageParam: {
             /**
@@ -609,6 +609,18 @@ export interface components {
             type: "base64";
             media_type: string | ("image/jpeg" | "image/png" | "image/gif" | "image/webp");
             data: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Bash code execution output, as the upstream gave it. */
+        BashCodeExecutionToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bash_code_execution_tool_result";
+            tool_use_id: string;
+            content: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -1031,6 +1043,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Code execution output, as the upstream gave it. */
+        CodeExecutionToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "code_execution_tool_result";
+            tool_use_id: string;
+            content: unknown;
+        } & {
+            [key: string]: unknown;
+        };
         ContentBlockDelta: components["schemas"]["TextDelta"] | components["schemas"]["ThinkingDelta"] | components["schemas"]["SignatureDelta"] | components["schemas"]["InputJsonDelta"] | components["schemas"]["CitationsDelta"];
         /** @description A fragment of content block `index`. */
         ContentBlockDeltaEvent: {
@@ -1379,8 +1403,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A content block of a response. */
-        MessageContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["FallbackBlock"];
+        /** @description A content block of a response. Server tool calls, their results and text citations come as the Anthropic upstream sent them (streamed: `server_tool_use` with `input_json_delta`, each result whole in its `content_block_start`, `citations_delta` before the text block's stop). */
+        MessageContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["WebSearchToolResultBlock"] | components["schemas"]["WebFetchToolResultBlock"] | components["schemas"]["CodeExecutionToolResultBlock"] | components["schemas"]["BashCodeExecutionToolResultBlock"] | components["schemas"]["TextEditorCodeExecutionToolResultBlock"] | components["schemas"]["FallbackBlock"];
         /** @description A client-side tool (`type` absent or `custom`). */
         MessageCustomTool: {
             /** @enum {string} */
@@ -2350,6 +2374,21 @@ export interface components {
          * @enum {string}
          */
         ServedVariant: "standard" | "fast";
+        /** @description A call of a tool the upstream runs itself (web search, web fetch, code execution). Never a client tool call: an Anthropic model gets it back as it was; another model does not see it, and `x-switchyard-warnings` says so. */
+        ServerToolUseBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "server_tool_use";
+            id: string;
+            name: string;
+            input: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         SignatureDelta: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2455,6 +2494,18 @@ export interface components {
              */
             type: "text_delta";
             text: string;
+        };
+        /** @description Text editor code execution output, as the upstream gave it. */
+        TextEditorCodeExecutionToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text_editor_code_execution_tool_result";
+            tool_use_id: string;
+            content: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /** @description The model decides how much to reason. */
         ThinkingAdaptive: {
@@ -2639,6 +2690,30 @@ export interface components {
              */
             role: "user";
             content: string | components["schemas"]["UserContentBlockParam"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A fetched page (or the fetch error), as the upstream gave it. */
+        WebFetchToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "web_fetch_tool_result";
+            tool_use_id: string;
+            content: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Web search results (or its error), as the upstream gave them. */
+        WebSearchToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "web_search_tool_result";
+            tool_use_id: string;
+            content: unknown;
         } & {
             [key: string]: unknown;
         };

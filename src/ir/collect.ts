@@ -1,7 +1,9 @@
-import type { AssistantPart, ReasoningPart, TextPart, ToolCallPart } from './content.js';
+import type { AssistantPart, ReasoningPart, ServerToolCallPart, TextPart, ToolCallPart } from './content.js';
 import type { Finish } from './finish.js';
 import type { StreamEvent } from './stream.js';
 import { emptyUsage, type Usage } from './usage.js';
+
+type OpenPart = TextPart | ReasoningPart | ToolCallPart | ServerToolCallPart;
 
 /** What a stream adds up to: the content blocks in order, the finish and the usage. */
 export interface Collected {
@@ -22,7 +24,7 @@ export class Collector {
   content: AssistantPart[] = [];
   finish: Finish = { unified: 'other' };
   usage: Usage = emptyUsage();
-  private open = new Map<string, TextPart | ReasoningPart | ToolCallPart>();
+  private open = new Map<string, OpenPart>();
 
   push(ev: StreamEvent): void {
     switch (ev.type) {
@@ -57,17 +59,25 @@ export class Collector {
         break;
       }
       case 'tool-start':
-        this.openBlock(ev.id, { type: 'tool-call', id: ev.toolCallId, name: ev.name, arguments: '' });
+        this.openBlock(ev.id, { type: ev.server ? 'server-tool-call' : 'tool-call', id: ev.toolCallId, name: ev.name, arguments: '' });
         break;
       case 'tool-delta': {
         const b = this.open.get(ev.id);
-        if (b?.type === 'tool-call') b.arguments += ev.json;
+        if (b?.type === 'tool-call' || b?.type === 'server-tool-call') b.arguments += ev.json;
         break;
       }
       case 'tool-end': {
         const b = this.open.get(ev.id);
-        if (b?.type === 'tool-call' && b.arguments.trim() === '') b.arguments = '{}';
+        if ((b?.type === 'tool-call' || b?.type === 'server-tool-call') && b.arguments.trim() === '') b.arguments = '{}';
         this.open.delete(ev.id);
+        break;
+      }
+      case 'server-tool-result':
+        this.content.push({ type: 'server-tool-result', toolCallId: ev.toolCallId, kind: ev.kind, content: ev.content });
+        break;
+      case 'citation': {
+        const b = this.open.get(ev.id);
+        if (b?.type === 'text') (b.citations ??= []).push(ev.citation);
         break;
       }
       case 'text-end':
@@ -89,7 +99,7 @@ export class Collector {
     }
   }
 
-  private openBlock(id: string, part: TextPart | ReasoningPart | ToolCallPart): void {
+  private openBlock(id: string, part: OpenPart): void {
     this.open.set(id, part);
     this.content.push(part);
   }

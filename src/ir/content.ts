@@ -15,8 +15,13 @@ export type ExtKey = 'openai-chat' | 'anthropic' | 'openai-responses';
 export interface TextPart {
   type: 'text';
   text: string;
+  /** What backs the text (Anthropic citations: document, search-result and web-search locations), as the upstream sent them. */
+  citations?: Citation[];
   ext?: Ext;
 }
+
+/** One citation, as the upstream sent it; `type` names its kind (`web_search_result_location`, `char_location`, ...). */
+export type Citation = { type: string } & Record<string, unknown>;
 
 export type ImageSource =
   | { kind: 'base64'; mediaType: string; data: string }
@@ -84,8 +89,34 @@ export interface ToolResultPart {
   ext?: Ext;
 }
 
+/**
+ * A call of a tool the upstream runs itself (Anthropic server tools: web search, web fetch, code
+ * execution, ...). Never a client tool call: the client does not answer it, the upstream does
+ * (a ServerToolResultPart follows).
+ */
+export interface ServerToolCallPart {
+  type: 'server-tool-call';
+  id: string;
+  name: string;
+  /** The input as JSON text, exactly as produced. */
+  arguments: string;
+  ext?: Ext;
+}
+
+/**
+ * The upstream's result of its own tool call, whole: `kind` is its block type
+ * (`web_search_tool_result`, `code_execution_tool_result`, ...) and `content` its content as sent.
+ */
+export interface ServerToolResultPart {
+  type: 'server-tool-result';
+  toolCallId: string;
+  kind: string;
+  content: unknown;
+  ext?: Ext;
+}
+
 export type UserPart = TextPart | ImagePart;
-export type AssistantPart = TextPart | ReasoningPart | ToolCallPart | FallbackPart;
+export type AssistantPart = TextPart | ReasoningPart | ToolCallPart | ServerToolCallPart | ServerToolResultPart | FallbackPart;
 
 /**
  * A record that the gateway handed a request from one model to another after a refusal.

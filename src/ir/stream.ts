@@ -1,5 +1,5 @@
 import type { GatewayError } from './errors.js';
-import type { ReasoningOrigin } from './content.js';
+import type { Citation, ReasoningOrigin } from './content.js';
 import type { Finish } from './finish.js';
 import type { Usage } from './usage.js';
 
@@ -27,10 +27,18 @@ export type StreamEvent =
   /** The signature of a reasoning block, passed on byte for byte. */
   | { type: 'reasoning-signature'; id: string; signature: string }
   | { type: 'reasoning-end'; id: string }
-  | { type: 'tool-start'; id: string; toolCallId: string; name: string }
+  /** `server`: a tool the upstream runs itself (Anthropic server tools), never a client tool call. */
+  | { type: 'tool-start'; id: string; toolCallId: string; name: string; server?: boolean }
   /** A fragment of the arguments' JSON text. */
   | { type: 'tool-delta'; id: string; json: string }
   | { type: 'tool-end'; id: string }
+  /**
+   * The upstream's result of one of its server tools: a whole block in one event (no deltas).
+   * `kind` is its block type (`web_search_tool_result`, ...), `content` as the upstream sent it.
+   */
+  | { type: 'server-tool-result'; id: string; toolCallId: string; kind: string; content: unknown }
+  /** A citation backing the open text block `id`, sent before its `text-end`. */
+  | { type: 'citation'; id: string; citation: Citation }
   /**
    * The gateway switched to another model (emitted by the pipeline only): `outcome` is how the
    * attempt on `from` ended (a refusal, or an error such as an outage), `variant` which variant of

@@ -60,6 +60,10 @@ function anthropicOnly(req: Request): string[] {
   // output_config.format travels in the IR; only its other members are lost.
   const lost = fields.filter((k) => k !== 'output_config' || (typeof config === 'object' && config !== null && Object.keys(config).some((c) => c !== 'format')));
   if (lost.length) out.push(`fields dropped (the upstream is not Anthropic): ${lost.join(', ')}`);
+  const history = req.messages.flatMap((m) => (m.role === 'assistant' ? m.content : []));
+  const serverCalls = history.filter((p) => p.type === 'server-tool-call');
+  if (serverCalls.length) out.push(`server tool calls dropped from the conversation (the upstream is not Anthropic): ${[...new Set(serverCalls.map((p) => p.name))].join(', ')}`);
+  if (history.some((p) => p.type === 'text' && p.citations?.length)) out.push('citations dropped from the conversation (the upstream is not Anthropic)');
   const betas = req.passHeaders['anthropic-beta'];
   if (betas) out.push(`anthropic-beta dropped (the upstream is not Anthropic): ${betas}`);
   return out;

@@ -179,6 +179,15 @@ function* messagePieces(message: Message): Generator<string | number> {
         yield part.name;
         yield part.arguments;
         break;
+      case 'server-tool-call':
+        yield TOOL_PART_OVERHEAD_TOKENS;
+        yield part.name;
+        yield part.arguments;
+        break;
+      case 'server-tool-result':
+        yield TOOL_PART_OVERHEAD_TOKENS;
+        yield JSON.stringify(part.content ?? null);
+        break;
       case 'tool-result':
         yield TOOL_PART_OVERHEAD_TOKENS;
         for (const c of part.content) yield c.type === 'text' ? c.text : IMAGE_TOKENS;

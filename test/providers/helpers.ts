@@ -56,14 +56,18 @@ export function collect(events: StreamEvent[]) {
   return c;
 }
 
-/** Structural check: start first, finish last, every block opened once and closed once. */
+/** Structural check: start first, finish last, every block opened once and closed once (a server tool's result is whole). */
 export function assertWellFormed(events: StreamEvent[]): void {
   if (events[0]?.type !== 'start') throw new Error(`first event is ${events[0]?.type}`);
   if (events.at(-1)?.type !== 'finish') throw new Error(`last event is ${events.at(-1)?.type}`);
   const open = new Set<string>();
   const seen = new Set<string>();
   for (const ev of events.slice(1, -1)) {
-    if (ev.type.endsWith('-start')) {
+    if (ev.type === 'server-tool-result') {
+      // A whole block in one event.
+      if (seen.has(ev.id)) throw new Error(`block ${ev.id} opened twice`);
+      seen.add(ev.id);
+    } else if (ev.type.endsWith('-start')) {
       const id = (ev as { id: string }).id;
       if (seen.has(id)) throw new Error(`block ${id} opened twice`);
       seen.add(id);

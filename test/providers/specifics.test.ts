@@ -160,3 +160,24 @@ describe('generated streams', () => {
     expect(over.finish.unified).toBe('stop');
   });
 });
+
+describe('anthropic server tools and citations (project script stream-web-search)', () => {
+  const replay = (script: string) => drain(anthropicProvider, makeCall(providerConfig('anthropic', fake.url, { headers: { 'x-fake-scenario': `script:anthropic-messages/${script}` } })));
+
+  for (const script of ['stream-web-search.sse', 'response-web-search.json']) {
+    it(`${script}: server_tool_use is a server tool call (never a client tool call), its result and the citations travel`, async () => {
+      const events = await replay(script);
+      assertWellFormed(events);
+      const c = collect(events);
+      expect(c.content.map((p) => p.type)).toEqual(['text', 'server-tool-call', 'server-tool-result', 'text', 'text', 'text']);
+      expect(c.content.some((p) => p.type === 'tool-call')).toBe(false);
+      const call = c.content[1] as { id: string; name: string; arguments: string };
+      expect(call).toMatchObject({ id: 'srvtoolu_01SwyWebSearch000000001', name: 'web_search' });
+      expect(JSON.parse(call.arguments)).toEqual({ query: 'weather Paris today' });
+      expect(c.content[2]).toMatchObject({ type: 'server-tool-result', toolCallId: 'srvtoolu_01SwyWebSearch000000001', kind: 'web_search_tool_result' });
+      expect((c.content[2] as { content: Array<{ url: string }> }).content.map((r) => r.url)).toEqual(['https://example.org/paris-weather', 'https://example.com/forecast/paris']);
+      expect(c.content[4]).toMatchObject({ type: 'text', text: 'light rain this afternoon, around 9 °C', citations: [{ type: 'web_search_result_location', url: 'https://example.org/paris-weather' }] });
+      expect(c.finish.unified).toBe('stop');
+    });
+  }
+});

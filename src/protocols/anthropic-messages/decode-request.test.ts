@@ -149,9 +149,32 @@ describe('decodeMessagesRequest', () => {
         { type: 'tool-call', id: 'toolu_2', name: 'now', arguments: '{}' },
       ],
     });
-    expect(paramOf(() => decode({ messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 'x', name: 'web_search', input: {} }] }] }))).toBe(
-      'messages.0.content.0.type',
-    );
+    expect(paramOf(() => decode({ messages: [{ role: 'assistant', content: [{ type: 'container_upload', file_id: 'f' }] }] }))).toBe('messages.0.content.0.type');
+  });
+
+  it('assistant server tool blocks and citations: IR server tool parts and citations, never client tool calls', () => {
+    const cite = { type: 'web_search_result_location', url: 'https://example.org', title: 't', cited_text: 'c', encrypted_index: 'e' };
+    const results = [{ type: 'web_search_result', url: 'https://example.org', title: 't', encrypted_content: 'x' }];
+    const r = decode({
+      messages: [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: results },
+            { type: 'text', text: 'cited', citations: [cite] },
+          ],
+        },
+      ],
+    });
+    expect(r.messages[0]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'server-tool-call', id: 'srvtoolu_1', name: 'web_search', arguments: '{"query":"q"}' },
+        { type: 'server-tool-result', toolCallId: 'srvtoolu_1', kind: 'web_search_tool_result', content: results },
+        { type: 'text', text: 'cited', citations: [cite] },
+      ],
+    });
   });
 
   it('tools, server tools and tool_choice', () => {

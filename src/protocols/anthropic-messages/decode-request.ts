@@ -1,5 +1,5 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
-import { THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { THINKING_FAMILY, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -161,7 +161,9 @@ function mediaPart(b: JsonObject, at: string): TextPart | ImagePart {
 }
 
 function textPart(b: JsonObject): TextPart {
-  return { type: 'text', text: String(b.text), ...extOf(P, restOf(b, ['type', 'text'])) };
+  const citations = Array.isArray(b.citations) ? b.citations.filter((c): c is Citation => isRecord(c) && typeof c.type === 'string') : [];
+  const rest = restOf(b, citations.length ? ['type', 'text', 'citations'] : ['type', 'text']);
+  return { type: 'text', text: String(b.text), ...(citations.length ? { citations } : {}), ...extOf(P, rest) };
 }
 
 function imagePart(b: JsonObject, at: string): ImagePart {
@@ -218,10 +220,33 @@ function assistantBlocks(content: unknown, at: string): AssistantPart[] {
       case 'redacted_thinking':
         if (typeof b.data !== 'string') throw invalid('redacted_thinking blocks need data', `${bAt}.data`);
         return { type: 'reasoning', text: '', redacted: b.data, origin };
+      case 'server_tool_use': {
+        // A tool the upstream ran (web search, ...): it goes back to an Anthropic upstream as it was.
+        if (typeof b.id !== 'string' || typeof b.name !== 'string') throw invalid('server_tool_use needs id and name', bAt);
+        const input = b.input === undefined ? {} : b.input;
+        return { type: 'server-tool-call', id: b.id, name: b.name, arguments: JSON.stringify(input), ...extOf(P, restOf(b, ['type', 'id', 'name', 'input'])) };
+      }
       default:
+        if (isServerToolResult(b.type)) {
+          if (typeof b.tool_use_id !== 'string') throw invalid(`${b.type} needs tool_use_id`, `${bAt}.tool_use_id`);
+          return { type: 'server-tool-result', toolCallId: b.tool_use_id, kind: b.type, content: b.content, ...extOf(P, restOf(b, ['type', 'tool_use_id', 'content'])) };
+        }
         throw unsupported(b.type, bAt);
     }
   });
+}
+
+/** The server tools' result blocks an assistant turn may give back (the document lists the same). */
+const SERVER_TOOL_RESULTS = new Set([
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+]);
+
+function isServerToolResult(type: unknown): type is string {
+  return typeof type === 'string' && SERVER_TOOL_RESULTS.has(type);
 }
 
 function decodeTools(raw: unknown): { tools: Tool[]; serverTools: unknown[] } {

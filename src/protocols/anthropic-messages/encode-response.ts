@@ -49,12 +49,16 @@ export function messagesUsage(u: Usage, iterations: number) {
 export function contentBlock(p: AssistantPart): Record<string, unknown> {
   switch (p.type) {
     case 'text':
-      return { ...p.ext?.anthropic, type: 'text', text: p.text };
+      return { ...p.ext?.anthropic, type: 'text', text: p.text, ...(p.citations?.length ? { citations: p.citations } : {}) };
     case 'reasoning':
       if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
       return { type: 'thinking', thinking: p.text, signature: signatureTravels(p.origin) ? (p.signature ?? '') : '' };
     case 'tool-call':
       return { ...p.ext?.anthropic, type: 'tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
+    case 'server-tool-call':
+      return { ...p.ext?.anthropic, type: 'server_tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
+    case 'server-tool-result':
+      return { ...p.ext?.anthropic, type: p.kind, tool_use_id: p.toolCallId, content: p.content };
     case 'fallback':
       return { type: 'fallback', from: p.from, to: p.to, reason: p.reason };
   }

@@ -91,7 +91,16 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         openBlock(ev.id, ev.redacted !== undefined ? { type: 'redacted_thinking', data: ev.redacted } : { type: 'thinking', thinking: '', signature: '' });
         break;
       case 'tool-start':
-        openBlock(ev.id, { type: 'tool_use', id: ev.toolCallId, name: ev.name, input: {} });
+        openBlock(ev.id, { type: ev.server ? 'server_tool_use' : 'tool_use', id: ev.toolCallId, name: ev.name, input: {} });
+        break;
+      case 'server-tool-result': {
+        // Whole in its start, as Anthropic sends it.
+        const index = openBlock(undefined, { type: ev.kind, tool_use_id: ev.toolCallId, content: ev.content });
+        out.push(frame({ type: 'content_block_stop', index }));
+        break;
+      }
+      case 'citation':
+        delta(ev.id, { type: 'citations_delta', citation: ev.citation });
         break;
       case 'text-delta':
         if (ev.text !== '') delta(ev.id, { type: 'text_delta', text: ev.text });

@@ -97,6 +97,8 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         }
         break;
       case 'tool-start': {
+        // A server tool the upstream ran has no Chat form: omitted, with its deltas (no index).
+        if (ev.server) break;
         const index = s.nextTool++;
         s.tools = { ...s.tools, [ev.id]: index };
         emit({ tool_calls: [{ index, id: ev.toolCallId, type: 'function', function: { name: ev.name, arguments: '' } }] });

@@ -88,9 +88,12 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
   switch (ev.type) {
     case 'start':
       return;
+    case 'tool-start':
+      // A server tool the upstream ran has no Responses form here: omitted, with its deltas.
+      if (ev.server) return;
+      return openBlock(s, ev, emit);
     case 'text-start':
     case 'reasoning-start':
-    case 'tool-start':
       return openBlock(s, ev, emit);
     case 'text-delta':
     case 'reasoning-delta':

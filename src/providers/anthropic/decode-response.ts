@@ -1,4 +1,4 @@
-import { GatewayError, THINKING_FAMILY, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, THINKING_FAMILY, emptyUsage, type Citation, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
 
 /** `stop_reason` (+ `stop_sequence`, `stop_details`) -> IR finish. */
@@ -59,7 +59,12 @@ export function decodeResponse(body: unknown): StreamEvent[] {
 function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[] {
   switch (b.type) {
     case 'text':
-      return [{ type: 'text-start', id }, ...(str(b.text) ? [{ type: 'text-delta' as const, id, text: str(b.text) }] : []), { type: 'text-end', id }];
+      return [
+        { type: 'text-start', id },
+        ...(str(b.text) ? [{ type: 'text-delta' as const, id, text: str(b.text) }] : []),
+        ...citationsOf(b.citations).map((citation) => ({ type: 'citation' as const, id, citation })),
+        { type: 'text-end', id },
+      ];
     case 'thinking':
       return [
         { type: 'reasoning-start', id, origin },
@@ -72,10 +77,27 @@ function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[
     case 'tool_use':
     case 'server_tool_use': {
       const input = isObject(b.input) ? JSON.stringify(b.input) : '{}';
-      return [{ type: 'tool-start', id, toolCallId: str(b.id), name: str(b.name) }, { type: 'tool-delta', id, json: input }, { type: 'tool-end', id }];
+      const server = b.type === 'server_tool_use' ? { server: true } : {};
+      return [{ type: 'tool-start', id, toolCallId: str(b.id), name: str(b.name), ...server }, { type: 'tool-delta', id, json: input }, { type: 'tool-end', id }];
     }
-    default:
-      // Server-tool results and other blocks have no IR stream home yet.
-      return [];
+    default: {
+      const result = serverToolResult(b, id);
+      return result ? [result] : [];
+    }
   }
+}
+
+/**
+ * A server tool's result block (`web_search_tool_result`, `web_fetch_tool_result`,
+ * `code_execution_tool_result`, ...: every `*_tool_result` but the client's `tool_result`), whole.
+ */
+export function serverToolResult(b: Json, id: string): StreamEvent | undefined {
+  const kind = str(b.type);
+  if (!kind.endsWith('_tool_result') || kind === 'tool_result') return undefined;
+  return { type: 'server-tool-result', id, toolCallId: str(b.tool_use_id), kind, content: b.content };
+}
+
+/** A text block's citations (absent or null: none). */
+export function citationsOf(v: unknown): Citation[] {
+  return Array.isArray(v) ? v.filter((c): c is Citation => isObject(c) && typeof c.type === 'string') : [];
 }

@@ -1,8 +1,8 @@
-import { GatewayError, emptyUsage, type Finish, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Citation, type Finish, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
-import { decodeFinish, mergeUsage, reasoningOrigin } from './decode-response.js';
+import { citationsOf, decodeFinish, mergeUsage, reasoningOrigin, serverToolResult } from './decode-response.js';
 import { type Json, isObject, str } from '../shared/read-json.js';
 
 type BlockKind = 'text' | 'reasoning' | 'tool';
@@ -10,8 +10,8 @@ type BlockKind = 'text' | 'reasoning' | 'tool';
 export interface MessagesStreamState {
   started: boolean;
   nextId: number;
-  /** Open blocks by their wire `index`. */
-  open: Record<number, { id: string; kind: BlockKind }>;
+  /** Open blocks by their wire `index`; a text block keeps its citations until it closes. */
+  open: Record<number, { id: string; kind: BlockKind; citations?: Citation[] }>;
   usage: Usage;
   finish?: Finish;
   done: boolean;
@@ -83,11 +83,13 @@ function onMessageStart(s: MessagesStreamState, message: Json, out: StreamEvent[
 function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: StreamEvent[]): void {
   const id = String(s.nextId++);
   switch (block.type) {
-    case 'text':
-      s.open[index] = { id, kind: 'text' };
+    case 'text': {
+      const citations = citationsOf(block.citations);
+      s.open[index] = { id, kind: 'text', ...(citations.length ? { citations } : {}) };
       out.push({ type: 'text-start', id });
       if (str(block.text)) out.push({ type: 'text-delta', id, text: str(block.text) });
       break;
+    }
     case 'thinking':
       s.open[index] = { id, kind: 'reasoning' };
       out.push({ type: 'reasoning-start', id, origin: reasoningOrigin(s.model) });
@@ -101,13 +103,18 @@ function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: S
     case 'tool_use':
     case 'server_tool_use':
       s.open[index] = { id, kind: 'tool' };
-      out.push({ type: 'tool-start', id, toolCallId: str(block.id), name: str(block.name) });
+      // A server tool (web search, code execution, ...) is run by the upstream, never by the client.
+      out.push({ type: 'tool-start', id, toolCallId: str(block.id), name: str(block.name), ...(block.type === 'server_tool_use' ? { server: true } : {}) });
       // The `input: {}` in a start is a placeholder, not content; a non-empty one is real.
       if (isObject(block.input) && Object.keys(block.input).length > 0) {
         out.push({ type: 'tool-delta', id, json: JSON.stringify(block.input) });
       }
       break;
-    // Server-tool result blocks have no IR stream home yet; their deltas are ignored below.
+    default: {
+      // A server tool's result comes whole in its start; its stop then finds no open block.
+      const result = serverToolResult(block, id);
+      if (result) out.push(result);
+    }
   }
 }
 
@@ -128,6 +135,13 @@ function onBlockDelta(s: MessagesStreamState, index: number, delta: Json, out: S
     case 'input_json_delta':
       if (str(delta.partial_json)) out.push({ type: 'tool-delta', id, json: str(delta.partial_json) });
       break;
+    case 'citations_delta':
+      // Sent when the block closes: a citation comes before the text it backs, and the pipeline
+      // shows a text block only once it has text.
+      if (block.kind === 'text' && isObject(delta.citation) && typeof delta.citation.type === 'string') {
+        s.open[index] = { ...block, citations: [...(block.citations ?? []), delta.citation as Citation] };
+      }
+      break;
   }
 }
 
@@ -135,6 +149,7 @@ function closeBlock(s: MessagesStreamState, index: number, out: StreamEvent[]): 
   const block = s.open[index];
   if (!block) return;
   delete s.open[index];
+  for (const citation of block.citations ?? []) out.push({ type: 'citation', id: block.id, citation });
   const type = block.kind === 'text' ? 'text-end' : block.kind === 'reasoning' ? 'reasoning-end' : 'tool-end';
   out.push({ type, id: block.id });
 }

@@ -71,7 +71,7 @@ function encodeText(p: TextPart): Json {
   const ext = p.ext?.[EXT_KEY] ?? {};
   // A plain-text document block the messages decoder flattened: restore the original block.
   if (isObject(ext.document)) return ext.document;
-  return { ...ext, type: 'text', text: p.text };
+  return { ...ext, type: 'text', text: p.text, ...(p.citations?.length ? { citations: p.citations } : {}) };
 }
 
 function asList(v: unknown): Json[] {
@@ -132,6 +132,10 @@ function encodeAssistantPart(p: AssistantPart): Json[] {
       return p.text === '' ? [] : [encodeText(p)];
     case 'tool-call':
       return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'tool_use', id: p.id, name: p.name, input: parseInput(p.arguments) }];
+    case 'server-tool-call':
+      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'server_tool_use', id: p.id, name: p.name, input: parseInput(p.arguments) }];
+    case 'server-tool-result':
+      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: p.kind, tool_use_id: p.toolCallId, content: p.content }];
     case 'reasoning':
       // Signed reasoning goes back byte for byte, and only to Anthropic. Unsigned or foreign
       // reasoning is dropped: the API would reject it and a signature is never invented.
