@@ -100,6 +100,7 @@ Switchyard is ready.
   Anthropic-compatible base URL: ${url}
   API key (demo account ${account.id}, balance ${account.available} ${MONEY_UNIT}):
     ${key}
+  Web console:                   ${url}/console (sign in with this key, or with SWITCHYARD_ADMIN_KEY as the operator)
 
 Try it:
 
