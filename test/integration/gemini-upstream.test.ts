@@ -8,9 +8,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCatalog } from '../../src/config/load-config.js';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
-import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
+import { geminiCatalog } from '../support/gemini-catalog.js';
 import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 let started: FakeGateway | undefined;
@@ -19,17 +18,8 @@ let gw: TestGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
-/** The fake catalog plus a `gemini` provider and two models on it; `gm-guarded` falls back to `up-openai`. */
-function catalogWithGemini(f: FakeUpstream) {
-  const doc = fakeCatalogDocument(f, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
-  doc.providers['up-gemini'] = { type: 'gemini', base_url: `${f.url}/v1beta`, api_key_env: FAKE_KEY_ENV, max_retries: 0, timeouts: { connect_ms: 2_000, first_byte_ms: 5_000, idle_ms: 5_000 } };
-  const gemini = { provider: 'up-gemini', upstream_model: 'gemini-2.5-flash', price: { input: '0.30', output: '2.50', cache_read: '0.03' }, max_output_tokens: 32_000, capabilities: { tools: true, reasoning: true, images: true } };
-  doc.models.push({ id: 'gm', ...gemini }, { id: 'gm-guarded', ...gemini, fallbacks: ['up-openai'] });
-  return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'gemini catalog');
-}
-
 beforeAll(async () => {
-  started = await startFakeGateway((f) => ({ catalog: catalogWithGemini(f) }));
+  started = await startFakeGateway((f) => ({ catalog: geminiCatalog(f) }));
   ({ fake, gw } = started);
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
@@ -113,6 +103,21 @@ describe('chat clients (openai SDK) -> Gemini', () => {
     // No Gemini signature reaches a chat client.
     expect(JSON.stringify(blocks)).not.toContain('Cr0BAYs3');
     expect(sent(0).generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+  });
+
+  it('send an image as inlineData and a JSON schema as responseJsonSchema', async () => {
+    fake.script('script:google-gemini/stream-text');
+    const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false };
+    await openai.chat.completions.create({
+      model: 'gm',
+      max_tokens: 500,
+      temperature: 0.3,
+      stop: ['END'],
+      response_format: { type: 'json_schema', json_schema: { name: 'pet', schema, strict: true } },
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Name this animal' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+    });
+    expect(sent(0).contents).toEqual([{ role: 'user', parts: [{ text: 'Name this animal' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }]);
+    expect(sent(0).generationConfig).toEqual({ maxOutputTokens: 500, temperature: 0.3, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
   it('a SAFETY refusal falls back to the next model invisibly', async () => {
