@@ -5,14 +5,15 @@
  *   switchyard accounts create <name> [--balance N]
  *   switchyard accounts list [--limit N] [--before <account_id>]
  *   switchyard accounts show <account_id>
- *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N] [--models a,b]
- *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all]
+ *   switchyard keys create <account_id> [--name N] [--rpm N] [--tpm N] [--models a,b] [--budget day=N,...] [--time-zone Z] [--expires T]
+ *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all] [--budget day=N,...|none] [--time-zone Z] [--expires T|never]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
  *   switchyard credit <account_id> <amount> --reason <text>
  *   switchyard balance <account_id>
  *   switchyard ledger <account_id> [--limit N] [--before <entry id>]
  *   switchyard usage <account_id> [--limit N] [--before <request_id>] [--end-user U] [--session S]
+ *   switchyard spend [--account <account_id>] [--from T] [--to T] [--group-by day|model|key|user|session]
  *
  * Admin commands print what the admin API answers (the same JSON shapes) on stdout.
  */
@@ -35,6 +36,12 @@ async function main(argv: string[]): Promise<number> {
       before: { type: 'string' },
       'end-user': { type: 'string' },
       session: { type: 'string' },
+      budget: { type: 'string' },
+      'time-zone': { type: 'string' },
+      expires: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      'group-by': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -64,7 +71,9 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
   switchyard accounts list [--limit <n>] [--before <account_id>]
   switchyard accounts show <account_id>
   switchyard keys create <account_id> [--name <name>] [--rpm <requests/min>] [--tpm <tokens/min>] [--models <id,id>]
+                         [--budget <period>=<nanodollars>,...] [--time-zone <IANA name>] [--expires <RFC 3339>]
   switchyard keys update <key_id> [--name <name>] [--rpm <requests/min>|none] [--tpm <tokens/min>|none] [--models <id,id>|all]
+                         [--budget <period>=<nanodollars>,...|none] [--time-zone <IANA name>] [--expires <RFC 3339>|never]
   switchyard keys revoke <key_id>
   switchyard keys list [--account <account_id>]
   switchyard credit <account_id> <amount> --reason <text>
@@ -72,9 +81,12 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
   switchyard ledger <account_id> [--limit <n>] [--before <entry id>]    journal entries, newest first
   switchyard usage <account_id> [--limit <n>] [--before <request_id>] [--end-user <id>] [--session <id>]
                                                                         usage records, newest first
+  switchyard spend [--account <account_id>] [--from <RFC 3339>] [--to <RFC 3339>] [--group-by day|model|key|user|session]
+                                                                        usage summed per group (last 30 days)
 
 Admin commands print the admin API's JSON (snake_case, amounts as numbers of nanodollars); lists
 come a page at a time (100 by default, at most 1000): pass last_id as --before for the next page.
+Budget periods: day, week (from Monday), month, lifetime, in --time-zone (UTC by default).
 --models is checked against the catalog the gateway would load (SWITCHYARD_CONFIG), named on stderr.
 
 Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; built-in local models

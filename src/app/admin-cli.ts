@@ -1,10 +1,14 @@
 import { catalogSource, loadCatalog } from '../config/default-catalog.js';
 import { accountBody, accountsPage, balanceBody, journalBody, journalCursor, ledgerPage, PAGE_LIMIT, usagePage } from '../handlers/accounts.js';
 import { keyBody } from '../handlers/keys.js';
-import { ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeySettings, type Ledger } from '../ledger/index.js';
+import { spendBody, spendParams } from '../handlers/spend.js';
+import { BUDGET_PERIODS, ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeyBudget, type KeySettings, type Ledger } from '../ledger/index.js';
 import { catalogModelIds } from '../routing/index.js';
 
-type Flags = { balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string; limit?: string; before?: string; 'end-user'?: string; session?: string };
+type Flags = {
+  balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string; limit?: string; before?: string;
+  'end-user'?: string; session?: string; budget?: string; 'time-zone'?: string; expires?: string; from?: string; to?: string; 'group-by'?: string;
+};
 
 /**
  * The admin CLI: the same ledger code the admin API uses, straight on the database, and the same
@@ -61,6 +65,11 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings:
       const id = (await account(need(b, '<account_id>'))).id;
       return ledgerPage(ledger, id, pageLimit(flags.limit), flags.before === undefined ? undefined : cursor(flags.before));
     }
+    case 'spend': {
+      // The admin API's checks and defaults (from/to RFC 3339, the last 30 days, group by day).
+      const params = spendParams({ from: flags.from, to: flags.to, group_by: flags['group-by'] }, new Date());
+      return spendBody(ledger, params, { accountId: flags.account });
+    }
     case 'usage': {
       const id = (await account(need(b, '<account_id>'))).id;
       const filter = { ...(flags['end-user'] !== undefined ? { endUser: flags['end-user'] } : {}), ...(flags.session !== undefined ? { session: flags.session } : {}) };
@@ -101,7 +110,39 @@ function cursor(text: string): bigint {
 }
 
 function keySettings(flags: Flags): KeySettings {
-  return { name: flags.name, rpmLimit: limit(flags.rpm, '--rpm'), tpmLimit: limit(flags.tpm, '--tpm'), allowedModels: models(flags.models) };
+  return {
+    name: flags.name,
+    rpmLimit: limit(flags.rpm, '--rpm'),
+    tpmLimit: limit(flags.tpm, '--tpm'),
+    allowedModels: models(flags.models),
+    budgets: budgets(flags.budget),
+    budgetTimeZone: flags['time-zone'],
+    expiresAt: expiry(flags.expires),
+  };
+}
+
+/** `--budget day=N,week=N,month=N,lifetime=N` (nanodollars per period) replaces every budget; `none` clears them. */
+function budgets(text: string | undefined): KeyBudget[] | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  return text.split(',').map((part) => {
+    const [period, amount] = part.split('=').map((x) => x.trim());
+    if (!BUDGET_PERIODS.includes(period as KeyBudget['period']) || amount === undefined) {
+      throw new Error(`--budget takes period=nanodollars pairs (periods: ${BUDGET_PERIODS.join(', ')}), or none, got ${JSON.stringify(part)}`);
+    }
+    const value = money(amount, `--budget ${period}`, false);
+    if (value === 0n) throw new Error(`--budget ${period} must be positive`);
+    return { period: period as KeyBudget['period'], limit: value };
+  });
+}
+
+/** `--expires <RFC 3339 time>`, or `never`. */
+function expiry(text: string | undefined): Date | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'never') return null;
+  const d = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(d.getTime())) throw new Error(`--expires must be an RFC 3339 time (2026-12-31T23:59:59Z) or never, got ${JSON.stringify(text)}`);
+  return d;
 }
 
 /**

@@ -57,7 +57,8 @@ export function createdBefore<T extends keyof PagedById>(table: T, idColumn: Pag
 
 /**
  * Checks the projections against their sources in one snapshot: balance = sum of the journal,
- * held = sum of pending holds, each journal line's balance_after = running sum, captures = settled holds.
+ * held = sum of pending holds, each journal line's balance_after = running sum, captures = settled holds,
+ * and each key budget row's held = its pending holds, its spent at most what its settled holds captured.
  */
 export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean; problems: string[] }> {
   const { rows } = await sql<{ problem: string }>`
@@ -71,6 +72,14 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
       SELECT account_id, sum(amount) AS total FROM holds WHERE status = 'pending' GROUP BY account_id
     ), captures AS (
       SELECT request_id, -sum(amount) AS total FROM journal WHERE kind = 'capture' GROUP BY request_id
+    ), budget_pending AS (
+      SELECT bh.key_id, bh.period, bh.period_start, sum(h.amount) AS total
+      FROM budget_holds bh JOIN holds h ON h.id = bh.hold_id AND h.status = 'pending'
+      GROUP BY bh.key_id, bh.period, bh.period_start
+    ), budget_spent AS (
+      SELECT bh.key_id, bh.period, bh.period_start, sum(h.captured) AS total
+      FROM budget_holds bh JOIN holds h ON h.id = bh.hold_id AND h.status = 'settled'
+      GROUP BY bh.key_id, bh.period, bh.period_start
     )
     SELECT 'account ' || a.id || ': balance ' || a.balance || ' but journal sums to ' || coalesce(s.total, 0) AS problem
       FROM accounts a LEFT JOIN sums s ON s.account_id = a.id WHERE a.balance <> coalesce(s.total, 0)
@@ -86,6 +95,13 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     UNION ALL
     SELECT 'hold ' || h.id || ': captured ' || h.captured || ' but journal captures ' || coalesce(c.total, 0)
       FROM holds h LEFT JOIN captures c ON c.request_id = h.id WHERE h.captured <> coalesce(c.total, 0)
+    UNION ALL
+    SELECT 'budget ' || u.key_id || ' ' || u.period || ': held ' || u.held || ' but pending holds sum to ' || coalesce(p.total, 0)
+      FROM budget_usage u LEFT JOIN budget_pending p USING (key_id, period, period_start) WHERE u.held <> coalesce(p.total, 0)
+    UNION ALL
+    -- A capture after its hold expired counts only up to the limit (DECISIONS.md), so spent may be less.
+    SELECT 'budget ' || u.key_id || ' ' || u.period || ': spent ' || u.spent || ' but its settled holds captured ' || coalesce(s.total, 0)
+      FROM budget_usage u LEFT JOIN budget_spent s USING (key_id, period, period_start) WHERE u.spent > coalesce(s.total, 0)
     UNION ALL
     SELECT 'capture for ' || c.request_id || ' has no settled hold'
       FROM captures c LEFT JOIN holds h ON h.id = c.request_id WHERE h.status IS DISTINCT FROM 'settled'`.execute(db);

@@ -63,6 +63,26 @@ describe('switchyard admin CLI', () => {
     }
   }, 120_000);
 
+  it('keys carry budgets, a time zone and an expiry, set and cleared; spend prints the admin API\'s summary', async () => {
+    const id = (await cli('accounts', 'create', 'budgets', '--balance', '1000')).id as string;
+    const created = await cli('keys', 'create', id, '--budget', 'lifetime=5000,day=1000', '--time-zone', 'Europe/Paris', '--expires', '2030-01-01T00:00:00Z');
+    expect(created).toMatchObject({ budgets: [{ period: 'day', limit: 1000 }, { period: 'lifetime', limit: 5000 }], budget_time_zone: 'Europe/Paris', expires_at: '2030-01-01T00:00:00.000Z' });
+    const [cleared, badBudget, badExpiry, badZone, spend, badGroup] = await together(
+      () => cli('keys', 'update', created.id, '--budget', 'none', '--expires', 'never'),
+      () => cliFails('keys', 'update', created.id, '--budget', 'fortnight=5'),
+      () => cliFails('keys', 'update', created.id, '--expires', 'soon'),
+      () => cliFails('keys', 'update', created.id, '--time-zone', 'Mars/Olympus_Mons'),
+      () => cli('spend', '--account', id, '--group-by', 'model', '--from', '2026-01-01T00:00:00Z', '--to', '2026-02-01T00:00:00Z'),
+      () => cliFails('spend', '--group-by', 'planet'),
+    );
+    expect(cleared).toMatchObject({ budgets: [], expires_at: null, budget_time_zone: 'Europe/Paris' });
+    expect(badBudget).toContain('--budget takes period=nanodollars pairs');
+    expect(badExpiry).toContain('--expires must be an RFC 3339 time');
+    expect(badZone).toContain('unknown time zone "Mars/Olympus_Mons"');
+    expect(spend).toEqual({ object: 'list', group_by: 'model', from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z', data: [] });
+    expect(badGroup).toContain('group_by must be one of day, model, key, user, session');
+  }, 120_000);
+
   it('accounts create|show, keys create|list|revoke, credit and balance, in the admin API\'s shapes', async () => {
     const account = await cli('accounts', 'create', 'acme', '--balance', '5000');
     expect(account).toMatchObject({ name: 'acme', balance: 5000, held: 0, available: 5000, unit: 'nanodollars' });

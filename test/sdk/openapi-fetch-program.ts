@@ -58,6 +58,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
   note('getModel', (await apiKey.GET('/v1/models/{model_id}', { params: { path: { model_id: 'local-haiku' } } })).response);
   const balance = await bearer.GET('/v1/balance');
   note('getBalance', balance.response);
+  note('getSpend', (await bearer.GET('/v1/spend', { params: { query: { group_by: 'model' } } })).response);
 
   const account = await admin.POST('/admin/accounts', { body: { name: 'sdk-program', balance: 1_000_000 } });
   note('adminCreateAccount', account.response);
@@ -67,6 +68,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
   note('adminAddCredits', (await admin.POST('/admin/accounts/{account_id}/credits', { params: { path: { account_id: accountId } }, body: { amount: 5, reason: 'sdk' } })).response);
   note('adminGetLedger', (await admin.GET('/admin/accounts/{account_id}/ledger', { params: { path: { account_id: accountId } } })).response);
   note('adminGetUsage', (await admin.GET('/admin/accounts/{account_id}/usage', { params: { path: { account_id: accountId } } })).response);
+  note('adminGetSpend', (await admin.GET('/admin/spend', { params: { query: { account_id: accountId, group_by: 'day' } } })).response);
   const key = await admin.POST('/admin/keys', { body: { account_id: accountId, name: 'sdk' } });
   note('adminCreateKey', key.response);
   const keyId = key.data?.id ?? 'key_missing';

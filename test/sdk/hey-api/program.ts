@@ -36,6 +36,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('listModels', await sdk.listModels({ client }));
   note('getModel', await sdk.getModel({ client, path: { model_id: 'local-haiku' } }));
   note('getBalance', await sdk.getBalance({ client }));
+  note('getSpend', await sdk.getSpend({ client, query: { group_by: 'model' } }));
   const account = await sdk.adminCreateAccount({ client: admin, body: { name: 'sdk-hey-api', balance: 1_000_000 } });
   note('adminCreateAccount', account);
   const accountId = account.data?.id ?? 'acct_missing';
@@ -44,6 +45,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('adminAddCredits', await sdk.adminAddCredits({ client: admin, path: { account_id: accountId }, body: { amount: 5, reason: 'sdk' } }));
   note('adminGetLedger', await sdk.adminGetLedger({ client: admin, path: { account_id: accountId } }));
   note('adminGetUsage', await sdk.adminGetUsage({ client: admin, path: { account_id: accountId } }));
+  note('adminGetSpend', await sdk.adminGetSpend({ client: admin, query: { account_id: accountId, group_by: 'day' } }));
   const key = await sdk.adminCreateKey({ client: admin, body: { account_id: accountId, name: 'sdk' } });
   note('adminCreateKey', key);
   const keyId = key.data?.id ?? 'key_missing';

@@ -34,6 +34,7 @@ export async function runProgram(c: Credentials): Promise<Record<string, number>
   note('listModels', await api.listModels(undefined, bearer));
   note('getModel', await api.getModel('local-haiku', apiKey));
   note('getBalance', await api.getBalance(bearer));
+  note('getSpend', await api.getSpend({ group_by: 'model' }, bearer));
   const account = await api.adminCreateAccount({ name: 'sdk-orval', balance: 1_000_000 }, admin);
   note('adminCreateAccount', account);
   const accountId = account.status === 201 ? account.data.id : 'acct_missing';
@@ -42,6 +43,7 @@ export async function runProgram(c: Credentials): Promise<Record<string, number>
   note('adminAddCredits', await api.adminAddCredits(accountId, { amount: 5, reason: 'sdk' }, admin));
   note('adminGetLedger', await api.adminGetLedger(accountId, undefined, admin));
   note('adminGetUsage', await api.adminGetUsage(accountId, undefined, admin));
+  note('adminGetSpend', await api.adminGetSpend({ account_id: accountId, group_by: 'day' }, admin));
   const key = await api.adminCreateKey({ account_id: accountId, name: 'sdk' }, admin);
   note('adminCreateKey', key);
   const keyId = key.status === 201 ? key.data.id : 'key_missing';
