@@ -8,13 +8,15 @@
  */
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chromiumPath, consoleBuilt, signIn, watchForScripts } from './console-support.js';
 
 const CHROMIUM = chromiumPath();
+// Each test is a few seconds alone; the margin is for a machine loaded by the whole suite.
+vi.setConfig({ testTimeout: 90_000 });
 if (!CHROMIUM) console.warn('Console browser tests SKIPPED: set CHROMIUM_PATH to a Chromium binary (e.g. /usr/bin/chromium)');
 
 /** Text that would run script if it ever reached the page as markup. */
@@ -40,7 +42,7 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
     operator = await browser.newContext();
     // A missing element fails in seconds with its selector, not at the test's timeout.
-    operator.setDefaultTimeout(10_000);
+    operator.setDefaultTimeout(20_000);
     page = await operator.newPage();
     watchForScripts(page, dialogs);
   });
@@ -199,7 +201,7 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
     await client.chat.completions.create({ model: 'up-anthropic', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], user: 'holder-user' });
     const holder = await browser.newContext();
-    holder.setDefaultTimeout(10_000);
+    holder.setDefaultTimeout(20_000);
     const hp = await holder.newPage();
     const holderDialogs: string[] = [];
     watchForScripts(hp, holderDialogs);
