@@ -120,6 +120,26 @@ describe('chat clients (openai SDK) -> Gemini', () => {
     expect(sent(0).generationConfig).toEqual({ maxOutputTokens: 500, temperature: 0.3, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
+  it("play a coding agent's turn from the fake's generated Gemini answers (streamed call, whole report)", async () => {
+    fake.script({ agent: true }, { agent: true });
+    const shell = { type: 'function' as const, function: { name: 'shell', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'RUN: ls -1' }];
+    const stream = await openai.chat.completions.create({ model: 'gm', stream: true, messages, tools: [shell] });
+    const call = { id: '', name: '', args: '' };
+    for await (const chunk of stream) {
+      for (const tc of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        call.id += tc.id ?? '';
+        call.name += tc.function?.name ?? '';
+        call.args += tc.function?.arguments ?? '';
+      }
+    }
+    expect([call.name, JSON.parse(call.args)]).toEqual(['shell', { command: 'ls -1' }]);
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }] }, { role: 'tool', tool_call_id: call.id, content: 'a.txt\nb.txt' });
+    const report = await openai.chat.completions.create({ model: 'gm', messages, tools: [shell] });
+    expect(report.choices[0].message.content).toBe('RESULT: b.txt');
+    expect(sent(1).contents.at(-1)).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'shell', response: { output: 'a.txt\nb.txt' } } }] });
+  });
+
   it('a SAFETY refusal falls back to the next model invisibly', async () => {
     fake.script('script:google-gemini/stream-finish-safety', { words: 4 });
     const res = await openai.chat.completions.create({ model: 'gm-guarded', messages: [{ role: 'user', content: 'Something risky' }] }).withResponse();

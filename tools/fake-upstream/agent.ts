@@ -50,8 +50,16 @@ interface Turn {
   text: string;
 }
 
-/** The conversation as user text, assistant turns and tool results, in any of the three protocols. */
+/** The conversation as user text, assistant turns and tool results, in any of the four protocols. */
 function conversation(protocol: WireProtocol, body: Json): Turn[] {
+  if (protocol === 'google-gemini') {
+    return asArray(body.contents).map((c): Turn => {
+      const parts = asArray(c.parts);
+      const result = parts.map((p) => p.functionResponse as Json | undefined).find((r) => r !== undefined);
+      if (result) return { kind: 'tool-result', text: textOf([(result.response ?? {}) as Json].map((r) => ({ text: String(r.output ?? r.error ?? '') }))) };
+      return { kind: c.role === 'model' ? 'assistant' : 'user', text: textOf(parts.filter((p) => p.thought !== true)) };
+    });
+  }
   if (protocol === 'openai-responses') {
     const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input);
     return input.map((item): Turn => {
@@ -69,9 +77,10 @@ function conversation(protocol: WireProtocol, body: Json): Turn[] {
 }
 
 function offeredTools(protocol: WireProtocol, body: Json): Array<{ name: string; schema: Json }> {
-  return asArray(body.tools).map((t) => {
+  const tools = protocol === 'google-gemini' ? asArray(body.tools).flatMap((t) => asArray(t.functionDeclarations)) : asArray(body.tools);
+  return tools.map((t) => {
     const fn = protocol === 'openai-chat' ? (t.function as Json | undefined) ?? {} : t;
-    const schema = (fn.input_schema ?? fn.parameters ?? {}) as Json;
+    const schema = (fn.input_schema ?? fn.parameters ?? fn.parametersJsonSchema ?? {}) as Json;
     return { name: String(fn.name ?? ''), schema };
   });
 }
