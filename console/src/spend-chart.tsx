@@ -9,14 +9,15 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
  * Cost per group as bars. Chart.js draws on a canvas: labels (model names, user ids) are painted
  * as text, never parsed as markup.
  */
-export function SpendChart({ rows, label }: { rows: SpendRow[]; label: string }) {
+export function SpendChart({ rows, label, groupLabel }: { rows: SpendRow[]; label: string; groupLabel: (group: string | null) => string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const labels = rows.map((r) => groupLabel(r.group));
   useEffect(() => {
     if (!canvas.current) return;
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
-        labels: rows.map((r) => r.group ?? '(none)'),
+        labels,
         datasets: [{ label: 'cost', data: rows.map((r) => r.cost / 1e9), backgroundColor: '#3b6fd8' }],
       },
       options: {
@@ -27,7 +28,7 @@ export function SpendChart({ rows, label }: { rows: SpendRow[]; label: string })
       },
     });
     return () => chart.destroy();
-  }, [rows]);
+  }, [rows, labels.join('\n')]);
   return (
     <figure class="chart" data-testid="spend-chart" aria-label={label}>
       <div class="chart-box">

@@ -22,10 +22,24 @@ export function lastDays(days: number): { from: string; to: string } {
 }
 
 /** Spend over a range, as a chart and a table, grouped as the reader picks. */
-export function SpendPanel({ load, groups = GROUPS.map(([g]) => g), refresh = 0 }: { load: (groupBy: GroupBy, range: { from: string; to: string }) => Promise<SpendList>; groups?: GroupBy[]; refresh?: number }) {
+export function SpendPanel({
+  load,
+  groups = GROUPS.map(([g]) => g),
+  keyNames,
+}: {
+  load: (groupBy: GroupBy, range: { from: string; to: string }) => Promise<SpendList>;
+  groups?: GroupBy[];
+  /** Key id -> name, so that spend by key reads "name (key_id)". */
+  keyNames?: Map<string, string | null>;
+}) {
   const [groupBy, setGroupBy] = useState<GroupBy>('day');
   const [days, setDays] = useState(30);
-  const spend = useLoad(() => load(groupBy, lastDays(days)), [groupBy, days, refresh]);
+  const spend = useLoad(() => load(groupBy, lastDays(days)), [groupBy, days]);
+  const label = (group: string | null) => {
+    if (group === null) return '(none)';
+    const name = groupBy === 'key' ? keyNames?.get(group) : undefined;
+    return name ? `${name} (${group})` : group;
+  };
   const caption = `Cost ${GROUPS.find(([g]) => g === groupBy)![1]}, last ${days} days`;
   return (
     <div class="spend" data-testid="spend-panel">
@@ -48,13 +62,13 @@ export function SpendPanel({ load, groups = GROUPS.map(([g]) => g), refresh = 0 
       <ErrorNote error={spend.error} />
       {spend.data ? (
         <>
-          <SpendChart rows={spend.data.data} label={caption} />
+          <SpendChart rows={spend.data.data} label={caption} groupLabel={label} />
           <Table
             testid="spend-table"
             rows={spend.data.data}
             empty="No spend in this range."
             columns={[
-              [groupBy, (r) => r.group ?? '(none)'],
+              [groupBy, (r) => label(r.group)],
               ['requests', (r) => count(r.requests)],
               ['input tokens', (r) => count(r.input_tokens)],
               ['output tokens', (r) => count(r.output_tokens)],

@@ -150,6 +150,8 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     expect(await spend.getByTestId('spend-table').textContent()).toContain(dollarsOf(record.cost));
     await spend.getByRole('button', { name: 'by end user' }).click();
     await spend.getByTestId('spend-table').getByText(HOSTILE_USER).waitFor();
+    await spend.getByRole('button', { name: 'by key' }).click();
+    await spend.getByTestId('spend-table').getByText(/^ci-key \(key_\w+\)$/).waitFor();
 
     const row = page.getByTestId('keys').getByRole('row', { name: /ci-key/ });
     await row.getByRole('button', { name: 'Revoke' }).click();

@@ -3,7 +3,7 @@ import { count, dollars, toNano, when } from '../format';
 import { SpendPanel } from '../spend-panel';
 import type { Account, JournalEntry, Page, SpendList, UsageRecord } from '../types';
 import { ActionForm, ErrorNote, Field, OlderButton, Section, Table, useLoad, usePages } from '../widgets';
-import { KeysPanel } from './keys';
+import { KeysPanel, useKeyNames } from './keys';
 
 export function Accounts() {
   const accounts = useLoad(() => api.get<Page<Account>>('/admin/accounts?limit=1000'), []);
@@ -48,6 +48,7 @@ export function AccountDetail({ id }: { id: string }) {
   const account = useLoad(() => api.get<Account>(path), [id]);
   const ledger = usePages((before) => api.get<Page<JournalEntry>>(`${path}/ledger${query({ limit: 50, before_id: before })}`), [id]);
   const usage = usePages((before) => api.get<Page<UsageRecord>>(`${path}/usage${query({ limit: 50, before_id: before })}`), [id]);
+  const keyNames = useKeyNames(id);
   const credit = async (form: FormData) => {
     const amount = toNano(String(form.get('amount') ?? ''), 'Amount');
     const reason = String(form.get('reason') ?? '').trim() || 'console';
@@ -95,7 +96,7 @@ export function AccountDetail({ id }: { id: string }) {
         <KeysPanel accountId={id} />
       </Section>
       <Section title="Spend">
-        <SpendPanel load={(group_by, range) => api.get<SpendList>(`/admin/spend${query({ group_by, account_id: id, ...range })}`)} />
+        <SpendPanel keyNames={keyNames} load={(group_by, range) => api.get<SpendList>(`/admin/spend${query({ group_by, account_id: id, ...range })}`)} />
       </Section>
       <Section title="Usage, newest first">
         <ErrorNote error={usage.error} />

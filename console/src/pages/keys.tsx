@@ -67,6 +67,12 @@ function status(k: ApiKey): string {
   return k.expires_at ? `active until ${when(k.expires_at)}` : 'active';
 }
 
+/** Key id -> name, for spend by key (all keys, or one account's). */
+export function useKeyNames(accountId?: string): Map<string, string | null> | undefined {
+  const keys = useLoad(() => api.get<{ data: ApiKey[] }>(`/admin/keys${query({ account_id: accountId })}`), [accountId]);
+  return keys.data ? new Map(keys.data.data.map((k) => [k.id, k.name])) : undefined;
+}
+
 /** Keys, all or one account's: create (the secret shown once), change, revoke. */
 export function KeysPanel({ accountId }: { accountId?: string }) {
   const keys = useLoad(() => api.get<{ data: ApiKey[] }>(`/admin/keys${query({ account_id: accountId })}`), [accountId]);

@@ -4,11 +4,13 @@ import { dollars } from '../format';
 import { SpendPanel } from '../spend-panel';
 import type { Account, Page, SpendList } from '../types';
 import { ErrorNote, Section, useLoad } from '../widgets';
+import { useKeyNames } from './keys';
 
 /** Spend across accounts (or one), with the totals the operator looks at first. */
 export function Overview() {
   const accounts = useLoad(() => api.get<Page<Account>>('/admin/accounts?limit=1000'), []);
   const [account, setAccount] = useState('');
+  const keyNames = useKeyNames();
   const list = accounts.data?.data ?? [];
   const total = (f: (a: Account) => number) => list.reduce((s, a) => s + f(a), 0);
   return (
@@ -42,7 +44,7 @@ export function Overview() {
             ))}
           </select>
         </label>
-        <SpendPanel load={(group_by, range) => api.get<SpendList>(`/admin/spend${query({ group_by, account_id: account || undefined, ...range })}`)} key={account} />
+        <SpendPanel keyNames={keyNames} load={(group_by, range) => api.get<SpendList>(`/admin/spend${query({ group_by, account_id: account || undefined, ...range })}`)} key={account} />
       </Section>
     </>
   );
