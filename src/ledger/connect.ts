@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { setFlagsFromString } from 'node:v8';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { sqlState } from './db-errors.js';
@@ -113,11 +114,28 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
+/**
+ * PGlite's server settings: memory sized for one gateway's ledger rather than PostgreSQL's defaults
+ * (shared_buffers 128 MB, work_mem 4 MB), which made most of the embedded gateway's resident memory.
+ * The ledger's hot rows are few (accounts, keys, pending holds); its tables are read by index.
+ * Measured in spec/DECISIONS.md ("Embedded database").
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'work_mem=1MB', 'temp_buffers=1MB', 'maintenance_work_mem=8MB', 'wal_buffers=1MB'];
+
 async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
   const unlock = dataDir.includes('://') ? undefined : await lockDataDir(dataDir);
   let client: PGlite;
   try {
-    client = await PGlite.create({ dataDir, parsers: { [INT8_OID]: (v: string) => BigInt(v) } });
+    // PostgreSQL compiled to WebAssembly is ~10 MB of code: V8's optimising tier (TurboFan) spent
+    // ~100 MB of memory and seconds of CPU recompiling it in the background after start, for no
+    // measured gain per statement. Its baseline compiler (Liftoff) alone is what runs here. The
+    // flag only concerns WebAssembly compiled from now on; nothing else in the gateway is wasm.
+    setFlagsFromString('--liftoff-only');
+    client = await PGlite.create({
+      dataDir,
+      parsers: { [INT8_OID]: (v: string) => BigInt(v) },
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+    });
   } catch (e) {
     await unlock?.();
     throw e;
