@@ -207,6 +207,18 @@ describe('messages clients (@anthropic-ai/sdk) -> Gemini', () => {
     expect(sent(0).generationConfig).toMatchObject({ maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
   });
 
+  it('a streamed SAFETY refusal falls back before anything reached the client', async () => {
+    fake.script('script:google-gemini/stream-finish-safety', { words: 4 });
+    const stream = anthropic.messages.stream({ model: 'gm-guarded', max_tokens: 300, messages: [{ role: 'user', content: 'Something risky' }] });
+    const final = await stream.finalMessage();
+    const text = final.content.filter((b): b is Anthropic.TextBlock => b.type === 'text').map((b) => b.text).join('');
+    expect(text).toBe('Switchyard routes tokens through');
+    expect(final.content.map((b) => b.type)).toEqual(['fallback', 'text']);
+    expect(final.content[0]).toMatchObject({ from: 'gm-guarded', to: 'up-openai' });
+    expect(final.stop_reason).toBe('end_turn');
+    expect(fake.requests.map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent', '/v1/chat/completions']);
+  });
+
   it('a 429 comes back as rate_limit_error', async () => {
     fake.script('script:google-gemini/error-429-resource-exhausted');
     const err = await anthropic.messages.create({ model: 'gm', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);

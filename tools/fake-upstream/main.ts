@@ -2,7 +2,8 @@ import { startFakeUpstream } from './server.js';
 
 /**
  * CLI: `node --import tsx tools/fake-upstream/main.ts [--port 9100] [--host 127.0.0.1] [--scenario words:20]`.
- * Serves POST /v1/chat/completions, /v1/messages and /v1/responses until interrupted.
+ * Serves POST /v1/chat/completions, /v1/messages, /v1/responses and Gemini's
+ * `/v1beta/models/{model}:generateContent` / `:streamGenerateContent` until interrupted.
  */
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
