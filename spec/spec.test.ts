@@ -10,9 +10,9 @@ beforeAll(async () => {
 });
 
 const OPERATION_IDS = [
-  'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger',
+  'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
   'adminGetUsage', 'adminListAccounts', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
-  'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot',
+  'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
   'headRoot', 'listModels', 'listResponseInputItems',
 ];
 
