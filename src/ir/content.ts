@@ -6,15 +6,37 @@
  * an encoder of the same protocol writes them back, so same-protocol passthrough loses nothing.
  */
 
-/** Fields with no IR home, keyed by the protocol they came from ("openai-chat", "anthropic", ...). */
-export type Ext = Record<string, Record<string, unknown>>;
+/** The extension bag keys, one per client protocol: the only definition of each. */
+export const CHAT_EXT = 'openai-chat';
+export const MESSAGES_EXT = 'anthropic';
+export const RESPONSES_EXT = 'openai-responses';
 
-/** The ext keys: one per client protocol. */
-export type ExtKey = 'openai-chat' | 'anthropic' | 'openai-responses';
+/** One protocol's fields with no IR home, as its decoder found them. */
+export type Bag = Record<string, unknown>;
+
+/**
+ * Fields with no IR home, one bag per client protocol. Only that protocol's decoder writes its
+ * bag, and only an encoder of the same protocol (its provider, for same-protocol passthrough, or
+ * its client encoder) reads it: what another protocol needs travels in the IR proper.
+ */
+export interface Ext {
+  [CHAT_EXT]?: Bag;
+  [MESSAGES_EXT]?: Bag;
+  [RESPONSES_EXT]?: Bag;
+}
+
+export type ExtKey = keyof Ext;
 
 export interface TextPart {
   type: 'text';
   text: string;
+  /** An assistant's refusal given back in a later turn (Chat `refusal`, a Responses `refusal` part). */
+  refusal?: boolean;
+  /**
+   * A system part that was a system or developer message inside the conversation, moved to the
+   * system prompt (the IR has one); unset for a top-level instruction (`instructions`, `system`).
+   */
+  hoisted?: boolean;
   /** What backs the text (Anthropic citations: document, search-result and web-search locations), as the upstream sent them. */
   citations?: Citation[];
   ext?: Ext;
@@ -30,7 +52,8 @@ export type ImageSource =
 export interface ImagePart {
   type: 'image';
   source: ImageSource;
-  /** OpenAI `detail` and the like travel in ext. */
+  /** OpenAI's `detail` (chat `image_url.detail`, Responses `input_image.detail`). */
+  detail?: string;
   ext?: Ext;
 }
 

@@ -1,4 +1,4 @@
-import type { Ext, Message, TextPart } from './content.js';
+import type { Bag, CHAT_EXT, Ext, MESSAGES_EXT, Message, RESPONSES_EXT, TextPart } from './content.js';
 
 /** The client protocols the gateway speaks. */
 export type ClientProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
@@ -83,11 +83,43 @@ export interface Request {
    * Request fields with no IR home, keyed by the protocol they came from, so that a
    * same-protocol upstream receives them unchanged (e.g. `{ "anthropic": { metadata, ... } }`).
    */
-  ext: Ext;
+  ext: RequestExt;
   /** Headers that matter for same-protocol passthrough (`anthropic-beta`, `anthropic-version`). */
   passHeaders: Record<string, string>;
   /** Who the request is for, as the client named it; recorded on the usage record. */
   attribution?: Attribution;
+}
+
+/** A request's extension bags: the protocols' unknown fields, and what each decoder keeps for its own upstream. */
+export interface RequestExt {
+  [CHAT_EXT]?: Bag;
+  [MESSAGES_EXT]?: MessagesRequestBag;
+  [RESPONSES_EXT]?: ResponsesRequestBag;
+}
+
+/** A Messages request's fields with no IR home. */
+export interface MessagesRequestBag extends Bag {
+  /** Server tools (`web_search_20250305`, ...): only an upstream that runs them gets them. */
+  serverTools?: unknown[];
+  /** The raw `output_config.effort`, kept for translation. */
+  reasoning_effort?: unknown;
+  output_config?: unknown;
+  metadata?: unknown;
+}
+
+/** A Responses request's fields with no IR home, and what the decoder keeps for a Responses upstream. */
+export interface ResponsesRequestBag extends Bag {
+  /** Hosted tools (web_search, mcp, ...), as sent. */
+  hostedTools?: unknown[];
+  /** Input items the IR has no form for, with the message index they came before. */
+  otherItems?: Array<{ position: number; item: Record<string, unknown> }>;
+  /** `item_reference` ids that could not be resolved. */
+  droppedReferences?: string[];
+  /** The raw `reasoning.effort` (`minimal`, `none`, ...). */
+  reasoningEffort?: unknown;
+  /** The raw `tool_choice` when it names hosted tools. */
+  toolChoice?: unknown;
+  previousResponseId?: string;
 }
 
 /** The end user and session a client names, for cost attribution (never sent anywhere). */

@@ -1,10 +1,10 @@
-import type { Request } from '../ir/index.js';
+import { MESSAGES_EXT, RESPONSES_EXT, type Request } from '../ir/index.js';
 import type { ProviderCapabilities } from '../providers/types.js';
 
-/** The Responses protocol's ext key (its hosted tools and untranslatable items wait there). */
-const RESPONSES = 'openai-responses';
-/** The messages protocol's ext key (its server tools wait there). */
-const ANTHROPIC = 'anthropic';
+/** The Responses protocol's bag (its hosted tools and untranslatable items wait there). */
+const RESPONSES = RESPONSES_EXT;
+/** The messages protocol's bag (its server tools wait there). */
+const ANTHROPIC = MESSAGES_EXT;
 
 /**
  * What of a request the chosen upstream will not see, as warnings for the log and the

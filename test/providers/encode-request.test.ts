@@ -182,3 +182,31 @@ describe('openai encode-request: the ceiling field', () => {
     expect(modern).not.toHaveProperty('max_tokens');
   });
 });
+
+describe('responses encode-request reads the IR proper, never another protocol\'s bag', () => {
+  it('image detail, a refusal given back and hoisted system messages come from the IR, whichever client sent them', async () => {
+    const { encodeRequest: encodeResponses } = await import('../../src/providers/openai-responses/encode-request.js');
+    const request = baseRequest({
+      system: [
+        { type: 'text', text: 'Top-level rule.' },
+        { type: 'text', text: 'A developer message.', hoisted: true },
+      ],
+      messages: [
+        { role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://x.test/a.png' }, detail: 'low' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'I cannot help with that.', refusal: true }] },
+        { role: 'user', content: [{ type: 'text', text: 'ok' }] },
+      ],
+    });
+    const { body } = encodeResponses(request, { ...target('openai'), provider: { ...providerConfig('openai', 'http://x'), type: 'openai-responses' } });
+    expect(body.instructions).toBe('Top-level rule.');
+    expect(body.input).toEqual([
+      { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'A developer message.' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'https://x.test/a.png', detail: 'low' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'ok' }] },
+    ]);
+    // The chat upstream gets the detail from the IR as well.
+    const chat = encodeOpenai(request, target('openai')).body as { messages: Array<{ content: unknown }> };
+    expect(JSON.stringify(chat.messages)).toContain('"image_url":{"detail":"low","url":"https://x.test/a.png"}');
+  });
+});

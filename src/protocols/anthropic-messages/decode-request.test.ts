@@ -45,7 +45,7 @@ describe('decodeMessagesRequest', () => {
     });
     expect(r.system).toEqual([
       { type: 'text', text: 'You are terse.', ext: { anthropic: { cache_control: { type: 'ephemeral' } } } },
-      { type: 'text', text: 'Also polite.' },
+      { type: 'text', text: 'Also polite.', hoisted: true },
     ]);
     expect(r.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
     expect(decode({ system: 'plain' }).system).toEqual([{ type: 'text', text: 'plain' }]);

@@ -1,5 +1,5 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
-import { THINKING_FAMILY, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -8,7 +8,7 @@ import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
-const P = 'anthropic';
+const P = MESSAGES_EXT;
 /** Messages' output ceiling when the client omits `max_tokens` (interface spec, Limits). */
 export const MESSAGES_DEFAULT_MAX_TOKENS = 4096;
 
@@ -116,7 +116,7 @@ function decodeMessages(raw: unknown[], system: TextPart[]): Message[] {
     if (!isRecord(m)) throw invalid('each message must be an object', at);
     const ext = extOf(P, restOf(m, ['role', 'content']));
     if (m.role === 'system') {
-      system.push(...systemParts(m.content, `${at}.content`));
+      system.push(...systemParts(m.content, `${at}.content`).map((t) => ({ ...t, hoisted: true })));
     } else if (m.role === 'user') {
       const { results, rest } = userBlocks(m.content, `${at}.content`);
       if (results.length) messages.push({ role: 'tool', content: results });

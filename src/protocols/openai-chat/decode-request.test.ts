@@ -47,13 +47,13 @@ describe('decodeChatRequest', () => {
       ],
     });
     expect(r.system).toEqual([
-      { type: 'text', text: 'be brief' },
-      { type: 'text', text: 'use tools', ext: { 'openai-chat': { role: 'developer' } } },
+      { type: 'text', text: 'be brief', hoisted: true },
+      { type: 'text', text: 'use tools', hoisted: true, ext: { 'openai-chat': { role: 'developer' } } },
     ]);
     expect(r.messages).toHaveLength(1);
   });
 
-  it('decodes user images: data URL -> base64, http -> url, detail kept in ext', () => {
+  it('decodes user images: data URL -> base64, http -> url, detail kept in the IR', () => {
     const r = decode({
       messages: [
         {
@@ -70,7 +70,7 @@ describe('decodeChatRequest', () => {
       role: 'user',
       content: [
         { type: 'text', text: 'what is this' },
-        { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, ext: { 'openai-chat': { detail: 'high' } } },
+        { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, detail: 'high' },
         { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' } },
       ],
     });
@@ -102,7 +102,7 @@ describe('decodeChatRequest', () => {
       content: [
         { type: 'reasoning', text: 'think' },
         { type: 'text', text: 'checking' },
-        { type: 'text', text: 'no way', ext: { 'openai-chat': { refusal: true } } },
+        { type: 'text', text: 'no way', refusal: true },
         { type: 'tool-call', id: 'c1', name: 'f', arguments: '{"a": 1 }' },
         { type: 'tool-call', id: 'c2', name: 'g', arguments: '{}' },
       ],

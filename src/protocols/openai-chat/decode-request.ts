@@ -1,5 +1,5 @@
 import { invalid } from '../../ir/errors.js';
-import { THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { CHAT_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -8,7 +8,7 @@ import { checkTools } from '../shared/check-tools.js';
 import { decodeChatResponseFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 
-const P = 'openai-chat';
+const P = CHAT_EXT;
 /** Chat's output ceiling when the client sends none (interface spec, Limits). */
 export const CHAT_DEFAULT_MAX_TOKENS = 16384;
 
@@ -76,7 +76,7 @@ function decodeMessages(raw: unknown[]): { system: TextPart[]; messages: Message
       case 'developer': {
         const mark = m.role === 'developer' ? { role: 'developer' } : undefined;
         for (const t of textParts(m.content, `${at}.content`)) {
-          system.push(mark ? { ...t, ext: { [P]: { ...t.ext?.[P], ...mark } } } : t);
+          system.push({ ...t, hoisted: true, ...(mark ? { ext: { [P]: { ...t.ext?.[P], ...mark } } } : {}) });
         }
         break;
       }
@@ -130,7 +130,7 @@ const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 function imagePart(img: unknown, at: string): ImagePart {
   if (!isRecord(img) || typeof img.url !== 'string') throw invalid('image_url.url must be a string', `${at}.url`);
-  const ext = extOf(P, restOf(img, ['url']));
+  const ext = { ...(typeof img.detail === 'string' ? { detail: img.detail } : {}), ...extOf(P, restOf(img, typeof img.detail === 'string' ? ['url', 'detail'] : ['url'])) };
   const data = DATA_URL.exec(img.url);
   if (data) return { type: 'image', source: { kind: 'base64', mediaType: data[1], data: data[2] }, ...ext };
   if (/^https?:\/\//i.test(img.url)) return { type: 'image', source: { kind: 'url', url: img.url }, ...ext };
@@ -165,9 +165,9 @@ function assistantMessage(m: JsonObject, at: string): Message {
   return { role: 'assistant', content: parts, ...extOf(P, restOf(m, known)) };
 }
 
-/** A refusal the model gave earlier: text for any upstream, marked so OpenAI gets `refusal` back. */
+/** A refusal the model gave earlier: text for any upstream, marked as a refusal in the IR. */
 function refusalText(text: string): TextPart {
-  return { type: 'text', text, ext: { [P]: { refusal: true } } };
+  return { type: 'text', text, refusal: true };
 }
 
 /** `thinking_blocks` (signed, from an Anthropic model) win over plain `reasoning_content`. */

@@ -93,7 +93,7 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
 }
 
 function instructionsOf(req: Request): string | null {
-  const parts = req.system.filter((p) => p.ext?.[EXT]?.source === 'instructions');
+  const parts = req.system.filter((p) => !p.hoisted);
   return parts.length ? parts.map((p) => p.text).join('\n\n') : null;
 }
 

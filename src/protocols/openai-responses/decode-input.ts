@@ -1,5 +1,6 @@
 import {
   invalid,
+  RESPONSES_EXT,
   type AssistantPart,
   type ImagePart,
   type Message,
@@ -10,7 +11,8 @@ import { decodeEncryptedContent, RESPONSES_ORIGIN } from './reasoning-envelope.j
 import { isRecord } from '../shared/json.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */
-export const EXT = 'openai-responses';
+/** This protocol's extension bag. */
+export const EXT = RESPONSES_EXT;
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +33,7 @@ export interface DecodedInput {
 export function decodeInput(input: unknown, instructions: unknown): DecodedInput {
   const out: DecodedInput = { system: [], messages: [], otherItems: [], references: [] };
   if (typeof instructions === 'string' && instructions !== '') {
-    // Marked so the response can echo `instructions` without the hoisted developer messages.
-    out.system.push({ type: 'text', text: instructions, ext: { [EXT]: { source: 'instructions' } } });
+    out.system.push({ type: 'text', text: instructions });
   } else if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') {
     throw invalid('instructions must be a string', 'instructions');
   }
@@ -75,7 +76,8 @@ function decodeMessage(out: DecodedInput, item: Json, param: string): void {
   const role = item.role;
   const content = item.content;
   if (role === 'system' || role === 'developer') {
-    for (const t of textsOf(content, `${param}.content`, ['input_text'])) out.system.push({ type: 'text', text: t });
+    // Hoisted: the response echoes `instructions` without them, and a Responses upstream gets them back as developer messages.
+    for (const t of textsOf(content, `${param}.content`, ['input_text'])) out.system.push({ type: 'text', text: t, hoisted: true });
     return;
   }
   if (role === 'user') {
@@ -87,7 +89,7 @@ function decodeMessage(out: DecodedInput, item: Json, param: string): void {
     texts.forEach((text, j) => {
       // A replayed refusal part stays text, marked so a Responses upstream gets it back as one.
       const refusal = Array.isArray(content) && (content[j] as Json).type === 'refusal';
-      pushAssistant(out, { type: 'text', text, ...(refusal ? { ext: { [EXT]: { refusal: true } } } : {}) });
+      pushAssistant(out, { type: 'text', text, ...(refusal ? { refusal: true } : {}) });
     });
     return;
   }
@@ -131,14 +133,14 @@ function decodeImage(p: Json, param: string): ImagePart {
   }
   const url = p.image_url;
   if (typeof url !== 'string' || url === '') throw invalid('input_image needs image_url', `${param}.image_url`);
-  const ext = p.detail !== undefined ? { [EXT]: { detail: p.detail } } : undefined;
+  const detail = typeof p.detail === 'string' ? { detail: p.detail } : {};
   if (url.startsWith('data:')) {
     const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
     if (!m) throw invalid('image data URL must be base64: data:<media type>;base64,<data>', `${param}.image_url`);
-    return { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] }, ...(ext ? { ext } : {}) };
+    return { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] }, ...detail };
   }
   if (!/^https?:\/\//i.test(url)) throw invalid('image_url must be an http(s) or data: URL', `${param}.image_url`);
-  return { type: 'image', source: { kind: 'url', url }, ...(ext ? { ext } : {}) };
+  return { type: 'image', source: { kind: 'url', url }, ...detail };
 }
 
 function decodeFunctionCall(item: Json, param: string): AssistantPart {

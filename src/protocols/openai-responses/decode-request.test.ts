@@ -48,7 +48,7 @@ describe('decode-request: input', () => {
       ] }],
     });
     expect(r.messages[0].content).toEqual([
-      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }, ext: { 'openai-responses': { detail: 'high' } } },
+      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }, detail: 'high' },
       { type: 'image', source: { kind: 'url', url: 'https://x.test/cat.jpg' } },
     ]);
     const e = rejection({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] });
@@ -67,7 +67,8 @@ describe('decode-request: input', () => {
       ],
     });
     expect(r.system.map((p) => p.text)).toEqual(['Be brief.', 'Dev rule.', 'Sys rule.']);
-    expect(r.system[0].ext).toEqual({ 'openai-responses': { source: 'instructions' } });
+    // Only the hoisted messages are marked: `instructions` is the top-level instruction.
+    expect(r.system.map((p) => p.hoisted ?? false)).toEqual([false, true, true]);
     expect(r.messages).toHaveLength(1);
     expect(decode({ instructions: '', input: 'x' }).system).toEqual([]);
   });

@@ -1,10 +1,10 @@
-import { allowedTools, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
+import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
 import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the Anthropic protocol (same-protocol passthrough). */
-export const EXT_KEY = 'anthropic';
+const EXT_KEY = MESSAGES_EXT;
 
 export interface EncodedRequest {
   body: Json;

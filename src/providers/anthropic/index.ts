@@ -1,4 +1,4 @@
-import { THINKING_FAMILY } from '../../ir/index.js';
+import { MESSAGES_EXT, THINKING_FAMILY } from '../../ir/index.js';
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import { ANTHROPIC_KIND, authHeaders, DEFAULT_BASE_URL, messagesUrl } from './api.js';
@@ -16,7 +16,7 @@ export const anthropicProvider = {
     thinking: { minBudget: 1024, forcedToolBlocksThinking: true },
     // Structured output only with a schema.
     jsonMode: false,
-    nativeProtocol: 'anthropic',
+    nativeProtocol: MESSAGES_EXT,
     serverTools: true,
     signatures: { family: THINKING_FAMILY, opaque: false },
   },

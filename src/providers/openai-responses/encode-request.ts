@@ -1,12 +1,12 @@
 import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
-import { RESPONSES_FAMILY } from '../../ir/index.js';
+import { RESPONSES_EXT, RESPONSES_FAMILY } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
 
 type Json = Record<string, unknown>;
 
-/** The Responses client protocol's ext key (its unmapped fields ride there). */
-const EXT_KEY = 'openai-responses';
+/** The Responses client protocol's ext bag (its unmapped fields ride there). */
+const EXT_KEY = RESPONSES_EXT;
 
 export interface EncodedRequest {
   body: Json;
@@ -50,11 +50,11 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   return { body, headers: {} };
 }
 
-/** `instructions` (marked by the protocol decoder) stay instructions; other system text is developer input. */
+/** Top-level instructions stay instructions; system and developer messages hoisted from the conversation are developer input. */
 function splitSystem(system: TextPart[]): { instructions?: string; developer: Json[] } {
-  const fromInstructions = system.filter((p) => p.ext?.[EXT_KEY]?.source === 'instructions');
-  const rest = system.filter((p) => p.ext?.[EXT_KEY]?.source !== 'instructions');
-  // Without a Responses client's own `instructions`, all system text becomes `instructions`.
+  const fromInstructions = system.filter((p) => !p.hoisted);
+  const rest = system.filter((p) => p.hoisted);
+  // Without top-level instructions, all system text becomes `instructions`.
   if (fromInstructions.length === 0 && rest.length > 0) return { instructions: rest.map((p) => p.text).join('\n\n'), developer: [] };
   return {
     ...(fromInstructions.length ? { instructions: fromInstructions.map((p) => p.text).join('\n\n') } : {}),
@@ -96,7 +96,7 @@ function encodeUserPart(p: UserPart): Json {
 
 function encodeImage(p: ImagePart): Json {
   const url = p.source.kind === 'base64' ? `data:${p.source.mediaType};base64,${p.source.data}` : p.source.url;
-  const detail = p.ext?.[EXT_KEY]?.detail ?? p.ext?.['openai-chat']?.detail ?? 'auto';
+  const detail = p.detail ?? 'auto';
   return { type: 'input_image', image_url: url, detail };
 }
 
@@ -107,7 +107,7 @@ function encodeAssistant(parts: AssistantPart[]): Json[] {
   for (const p of parts) {
     if (p.type === 'text') {
       if (p.text === '') continue;
-      const part = p.ext?.[EXT_KEY]?.refusal ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text };
+      const part = p.refusal ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text };
       if (!message) out.push({ type: 'message', role: 'assistant', content: (message = []) });
       message.push(part);
       continue;

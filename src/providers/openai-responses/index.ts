@@ -1,4 +1,4 @@
-import { RESPONSES_FAMILY } from '../../ir/index.js';
+import { RESPONSES_EXT, RESPONSES_FAMILY } from '../../ir/index.js';
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import { authHeaders, DEFAULT_BASE_URL, RESPONSES_TYPE, responsesUrl } from './api.js';
@@ -14,7 +14,7 @@ export const openaiResponsesProvider = {
   capabilities: {
     thinking: { minBudget: 0, forcedToolBlocksThinking: false },
     jsonMode: true,
-    nativeProtocol: 'openai-responses',
+    nativeProtocol: RESPONSES_EXT,
     serverTools: true,
     signatures: { family: RESPONSES_FAMILY, opaque: true },
   },

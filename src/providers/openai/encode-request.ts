@@ -1,21 +1,22 @@
-import type {
-  AssistantPart,
-  ImagePart,
-  Message,
-  Request,
-  ResponseFormat,
-  TextPart,
-  Tool,
-  ToolChoice,
-  ToolResultPart,
-  UserPart,
+import {
+  CHAT_EXT,
+  type AssistantPart,
+  type ImagePart,
+  type Message,
+  type Request,
+  type ResponseFormat,
+  type TextPart,
+  type Tool,
+  type ToolChoice,
+  type ToolResultPart,
+  type UserPart,
 } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { OPENAI_KIND } from './api.js';
 import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
-export const EXT_KEY = 'openai-chat';
+const EXT_KEY = CHAT_EXT;
 
 export interface EncodedRequest {
   body: Json;
@@ -97,8 +98,8 @@ function encodeTextPart(p: TextPart): Json {
 
 function encodeImagePart(p: ImagePart): Json {
   const url = p.source.kind === 'base64' ? `data:${p.source.mediaType};base64,${p.source.data}` : p.source.url;
-  // ext carries e.g. `detail`, which lives inside image_url on the wire.
-  return { type: 'image_url', image_url: { ...(p.ext?.[EXT_KEY] ?? {}), url } };
+  // `detail` and the client's other image_url fields live inside image_url on the wire.
+  return { type: 'image_url', image_url: { ...(p.detail !== undefined ? { detail: p.detail } : {}), ...(p.ext?.[EXT_KEY] ?? {}), url } };
 }
 
 function encodeAssistant(parts: AssistantPart[]): Json {

@@ -1,3 +1,4 @@
+import { CHAT_EXT } from '../../ir/index.js';
 import type { Provider, ProviderCall } from '../types.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import { authHeaders, chatCompletionsUrl, DEFAULT_BASE_URL, OPENAI_KIND } from './api.js';
@@ -13,7 +14,7 @@ export const openaiProvider = {
   capabilities: {
     thinking: { minBudget: 0, forcedToolBlocksThinking: false },
     jsonMode: true,
-    nativeProtocol: 'openai-chat',
+    nativeProtocol: CHAT_EXT,
     serverTools: false,
     // reasoning_content (DeepSeek) carries no signature; it goes back only to this kind.
     signatures: { family: OPENAI_KIND, opaque: false },
