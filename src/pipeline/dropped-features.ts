@@ -4,7 +4,7 @@ import type { ProviderCapabilities } from '../providers/types.js';
 /** The Responses protocol's bag (its hosted tools and untranslatable items wait there). */
 const RESPONSES = RESPONSES_EXT;
 /** The messages protocol's bag (its server tools wait there). */
-const ANTHROPIC = MESSAGES_EXT;
+const MESSAGES = MESSAGES_EXT;
 
 /**
  * What of a request the chosen upstream will not see, as warnings for the log and the
@@ -19,8 +19,8 @@ export function droppedFeatures(req: Request, can: ProviderCapabilities): string
   if (req.responseFormat?.type === 'json_object' && !can.jsonMode) {
     out.push('JSON mode dropped (the upstream has structured output only with a schema: use json_schema)');
   }
-  const speaksMessages = can.nativeProtocol === ANTHROPIC;
-  const serverTools = req.ext[ANTHROPIC]?.serverTools;
+  const speaksMessages = can.nativeProtocol === MESSAGES;
+  const serverTools = req.ext[MESSAGES]?.serverTools;
   if (!(speaksMessages && can.serverTools) && isNonEmpty(serverTools)) {
     out.push(`server tools dropped (the upstream is not Anthropic): ${typesOf(serverTools, (t) => t.type)}`);
   }
@@ -54,7 +54,7 @@ const NOT_CLIENT_FIELDS = new Set(['serverTools', 'reasoning_effort', 'metadata'
  */
 function anthropicOnly(req: Request): string[] {
   const out: string[] = [];
-  const ext = req.ext[ANTHROPIC] ?? {};
+  const ext = req.ext[MESSAGES] ?? {};
   const fields = Object.keys(ext).filter((k) => !NOT_CLIENT_FIELDS.has(k));
   const config = ext.output_config;
   // output_config.format travels in the IR; only its other members are lost.

@@ -1,7 +1,7 @@
 import { GatewayError, toGatewayError, type StreamEvent } from '../ir/index.js';
 import type { AttemptOutcome, Candidate } from '../routing/index.js';
 import type { OutputMeter } from './meter-output.js';
-import type { ProviderCall, Target } from '../providers/types.js';
+import type { ProviderCall, ProviderCapabilities, Target } from '../providers/types.js';
 import type { PipelineDeps } from './types.js';
 
 /** How one attempt ended (what it produced is in the caller's meter). */
@@ -55,7 +55,7 @@ export async function* runAttempt(
         meter.usage = raw.usage;
         continue;
       }
-      const ev = withAttemptId(raw, attemptIndex, cand.target);
+      const ev = withAttemptId(raw, attemptIndex, cand.target, provider.capabilities.signatures);
       if ((ev.type === 'text-start' || ev.type === 'reasoning-start') && !(ev.type === 'reasoning-start' && ev.redacted !== undefined)) {
         meter.track(ev);
         pending.set(ev.id, ev);
@@ -119,11 +119,12 @@ export function closeOpenBlocks(meter: OutputMeter): StreamEvent[] {
 }
 
 /** Block ids are unique per attempt upstream; prefixing the attempt keeps them unique per stream. */
-function withAttemptId(ev: StreamEvent, attempt: number, target: Target): StreamEvent {
-  // Reasoning is stamped with the provider kind that produced it, so client encoders know where
-  // its signature or encrypted content may go back to (never to another kind).
+function withAttemptId(ev: StreamEvent, attempt: number, target: Target, signatures: ProviderCapabilities['signatures']): StreamEvent {
+  // Reasoning a provider left unstamped gets its signature family (capabilities), so client
+  // encoders know where its signature or encrypted content may go back to (never to another).
   if (ev.type === 'reasoning-start' && !ev.origin) {
-    return { ...ev, id: `${attempt}:${ev.id}`, origin: { provider: target.provider.type, model: target.upstreamModel } };
+    const origin = { provider: signatures.family, model: target.upstreamModel, ...(signatures.opaque ? { opaque: true } : {}) };
+    return { ...ev, id: `${attempt}:${ev.id}`, origin };
   }
   return 'id' in ev && ev.type !== 'start' ? { ...ev, id: `${attempt}:${ev.id}` } : ev;
 }

@@ -31,6 +31,13 @@ const echoProvider: Provider = {
     const r = call.request.reasoning;
     const text = `${call.target.upstreamModel} heard "${said}"; thinking ${r.enabled ? `budget ${r.budgetTokens}` : 'off'}`;
     yield { type: 'start', id: 'echo_1', model: call.target.upstreamModel };
+    if (r.enabled) {
+      // Unstamped: the pipeline stamps it with this provider's signature family, which is opaque.
+      yield { type: 'reasoning-start', id: 'r' };
+      yield { type: 'reasoning-delta', id: 'r', text: 'pondering' };
+      yield { type: 'reasoning-signature', id: 'r', signature: 'ECHO-SIGNATURE' };
+      yield { type: 'reasoning-end', id: 'r' };
+    }
     yield { type: 'text-start', id: 't' };
     yield { type: 'text-delta', id: 't', text };
     yield { type: 'text-end', id: 't' };
@@ -76,6 +83,9 @@ describe('a provider defined only in a test', () => {
     const low = await client.chat.completions.create({ model: 'echo-1', reasoning_effort: 'low', messages: [{ role: 'user', content: 'think' }] });
     // low is 1024 tokens; this provider's minimum is 2000.
     expect(low.choices[0].message.content).toBe('echo-upstream heard "think"; thinking budget 2000');
+    // Its signatures are opaque (capabilities): the reasoning text reaches a chat client, the signature does not.
+    expect(JSON.stringify(low)).toContain('pondering');
+    expect(JSON.stringify(low)).not.toContain('ECHO-SIGNATURE');
     const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } }];
     const forced = await client.chat.completions
       .create({ model: 'echo-1', reasoning_effort: 'low', tools, tool_choice: 'required', messages: [{ role: 'user', content: 'act' }] })
