@@ -1,3 +1,4 @@
+import type { Published } from '../shared/published.js';
 import type { AssistantPart } from '../../ir/content.js';
 import type { Finish, FinishReason } from '../../ir/finish.js';
 import type { Response } from '../../ir/response.js';
@@ -46,7 +47,9 @@ export function messagesUsage(u: Usage, iterations: number) {
 }
 
 /** One IR assistant part as a content block; unknown fields from an Anthropic upstream (ext) come back. */
-export function contentBlock(p: AssistantPart): Record<string, unknown> {
+type ServerToolResultType = Extract<Published<'Message'>['content'][number], { tool_use_id: string }>['type'];
+
+export function contentBlock(p: AssistantPart): Published<'Message'>['content'][number] {
   switch (p.type) {
     case 'text':
       return { ...p.ext?.anthropic, type: 'text', text: p.text, ...(p.citations?.length ? { citations: p.citations } : {}) };
@@ -58,7 +61,8 @@ export function contentBlock(p: AssistantPart): Record<string, unknown> {
     case 'server-tool-call':
       return { ...p.ext?.anthropic, type: 'server_tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
     case 'server-tool-result':
-      return { ...p.ext?.anthropic, type: p.kind, tool_use_id: p.toolCallId, content: p.content };
+      // The IR keeps the kind the upstream named; the published union lists the kinds Anthropic documents.
+      return { ...p.ext?.anthropic, type: p.kind as ServerToolResultType, tool_use_id: p.toolCallId, content: p.content };
     case 'fallback':
       return { type: 'fallback', from: p.from, to: p.to, reason: p.reason };
   }
@@ -68,7 +72,7 @@ export function contentBlock(p: AssistantPart): Record<string, unknown> {
  * IR response -> Message body. `usage.iterations` counts the attempts (1 + fallbacks), as the
  * interface spec states; fallback hops appear in `content` as `fallback` blocks.
  */
-export function encodeMessagesResponse(res: Response, meta: EncodeMeta): unknown {
+export function encodeMessagesResponse(res: Response, meta: EncodeMeta): Published<'Message'> {
   return {
     id: messageId(meta.requestId),
     type: 'message',
