@@ -475,8 +475,6 @@ export interface components {
             /** @description Nanodollars; non-zero, and a balance stays within 2^53 - 1 (exact in every JSON reader). */
             amount: components["schemas"]["CreditAmount"];
             reason: components["schemas"]["LedgerText"];
-        } & {
-            [key: string]: unknown;
         };
         /** @description Result of adding credits: the journal entry written and the account after it. */
         AddCreditsResult: {
@@ -496,18 +494,32 @@ export interface components {
             };
             /**
              * Format: int64
-             * @description 402 only: the nanodollars the request needed held.
+             * @description 402: nanodollars the account has available (balance minus what is held).
+             */
+            available?: number;
+            /**
+             * Format: int64
+             * @description 402: nanodollars the request needed held.
              */
             required?: number;
             /**
              * Format: int64
-             * @description 402 of the balance only: the nanodollars the account had available.
+             * @description A refused correction (400): the account's balance.
              */
-            available?: number;
-            /** @description 402 only. */
+            balance?: number;
+            /**
+             * Format: int64
+             * @description A refused correction (400): nanodollars held by requests in flight.
+             */
+            held?: number;
+            /** @description Money unit of the amounts above. */
             unit?: components["schemas"]["MoneyUnit"];
-            /** @description 402 of a key budget only (`budget_exceeded`): the budget that refused the request, in its current period. */
+            /** @description An upstream's failure passed on: which provider answered, and its HTTP status. */
+            upstream?: components["schemas"]["UpstreamFailure"];
+            /** @description 402 of a key budget (`budget_exceeded`): the budget that refused the request, in its current period. */
             budget?: components["schemas"]["BudgetStatus"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Error body of the Anthropic-compatible endpoints. */
         AnthropicErrorResponse: {
@@ -534,8 +546,6 @@ export interface components {
             fast_variant?: string | null;
             /** @description The kind of provider that serves the model: openai, anthropic, openai-responses, local, ... */
             provider?: string;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Anthropic-shaped model list (chosen when the request carries Anthropic headers). */
         AnthropicModelList: {
@@ -661,7 +671,11 @@ export interface components {
                 /** @enum {string} */
                 mode: "auto" | "required";
                 tools: components["schemas"]["ChatNamedToolChoice"][];
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         /** @description Content part of an assistant turn. */
         ChatAssistantContentPart: components["schemas"]["ChatContentPartText"] | components["schemas"]["ChatContentPartRefusal"];
@@ -684,6 +698,8 @@ export interface components {
         ChatChunkFunctionCall: {
             name?: string;
             arguments?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description A fragment of a tool call; fragments with the same index concatenate. */
         ChatChunkToolCall: {
@@ -693,6 +709,8 @@ export interface components {
             /** @enum {string} */
             type?: "function";
             function?: components["schemas"]["ChatChunkFunctionCall"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Non-streaming chat completion. */
         ChatCompletion: {
@@ -724,6 +742,8 @@ export interface components {
             logprobs: {
                 [key: string]: unknown;
             } | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description One `data:` payload of a streamed chat completion. */
         ChatCompletionChunk: {
@@ -749,6 +769,8 @@ export interface components {
             logprobs?: {
                 [key: string]: unknown;
             } | null;
+        } & {
+            [key: string]: unknown;
         };
         ChatCompletionChunkDelta: {
             /** @enum {string} */
@@ -910,7 +932,11 @@ export interface components {
             type: "function";
             function: {
                 name: string;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         ChatPromptTokensDetails: {
             /** Format: int64 */
@@ -1042,6 +1068,8 @@ export interface components {
             citation: {
                 [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         /** @description Code execution output, as the upstream gave it. */
         CodeExecutionToolResultBlock: {
@@ -1066,6 +1094,8 @@ export interface components {
             /** Format: int32 */
             index: number;
             delta: components["schemas"]["ContentBlockDelta"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Opens content block `index`. */
         ContentBlockStartEvent: {
@@ -1077,6 +1107,8 @@ export interface components {
             /** Format: int32 */
             index: number;
             content_block: components["schemas"]["MessageContentBlock"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Closes content block `index`. */
         ContentBlockStopEvent: {
@@ -1087,6 +1119,8 @@ export interface components {
             type: "content_block_stop";
             /** Format: int32 */
             index: number;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of POST /v1/messages/count_tokens. */
         CountMessageTokensRequest: {
@@ -1115,6 +1149,8 @@ export interface components {
         CountMessageTokensResponse: {
             /** Format: int64 */
             input_tokens: number;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of POST /admin/accounts. */
         CreateAccountRequest: {
@@ -1124,8 +1160,6 @@ export interface components {
              * @description Initial balance in nanodollars.
              */
             balance?: number;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Body of POST /admin/keys. Unknown fields are refused (400), so a misspelt limit cannot silently create an unlimited key. */
         CreateKeyRequest: {
@@ -1143,8 +1177,6 @@ export interface components {
             budget_time_zone?: components["schemas"]["TimeZoneName"];
             /** @description RFC 3339 time after which the key is refused as if revoked; never when absent or null. */
             expires_at?: string | null;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Body of POST /v1/messages. Unknown fields (cache_control, output_config, container, mcp_servers, ...) are accepted and carried along. */
         CreateMessageRequest: {
@@ -1255,6 +1287,8 @@ export interface components {
             object: "response";
             /** @enum {boolean} */
             deleted: true;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Document block. Only plain-text documents are accepted (PDF and custom content are refused); the text reaches any model, and an Anthropic model gets the block back whole. */
         DocumentBlock: {
@@ -1275,6 +1309,8 @@ export interface components {
              */
             type: "error";
             error: components["schemas"]["AnthropicError"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Gateway block: the requested model was replaced by a fallback. */
         FallbackBlock: {
@@ -1330,6 +1366,8 @@ export interface components {
              */
             type: "input_json_delta";
             partial_json: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description A spend budget of a key: at most `limit` nanodollars per period. Enforced like the balance: a request holds its estimate against the budget period it starts in, and a hold that would take spent + held past the limit is refused with a 402. */
         KeyBudget: {
@@ -1429,6 +1467,8 @@ export interface components {
             usage: components["schemas"]["MessageDeltaUsage"];
             /** @description Gateway extension, sent only when there are any: warnings that arose after the headers went out (a later fallback candidate's dropped features). */
             switchyard?: components["schemas"]["MessagesStreamInfo"];
+        } & {
+            [key: string]: unknown;
         };
         MessageDeltaFields: {
             stop_reason: components["schemas"]["StopReason"] | null;
@@ -1491,6 +1531,8 @@ export interface components {
              */
             type: "message_start";
             message: components["schemas"]["Message"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Last event. */
         MessageStopEvent: {
@@ -1499,6 +1541,8 @@ export interface components {
              * @enum {string}
              */
             type: "message_stop";
+        } & {
+            [key: string]: unknown;
         };
         /** @description Any event of the messages stream. */
         MessageStreamEvent: components["schemas"]["MessageStartEvent"] | components["schemas"]["ContentBlockStartEvent"] | components["schemas"]["ContentBlockDeltaEvent"] | components["schemas"]["ContentBlockStopEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["MessageStopEvent"] | components["schemas"]["PingEvent"] | components["schemas"]["ErrorEvent"];
@@ -1542,8 +1586,6 @@ export interface components {
             tools: boolean;
             reasoning: boolean;
             images: boolean;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Per-token prices in `unit`. */
         ModelPricing: {
@@ -1573,18 +1615,32 @@ export interface components {
             code: string | null;
             /**
              * Format: int64
-             * @description 402 only: the nanodollars the request needed held.
+             * @description 402: nanodollars the account has available (balance minus what is held).
+             */
+            available?: number;
+            /**
+             * Format: int64
+             * @description 402: nanodollars the request needed held.
              */
             required?: number;
             /**
              * Format: int64
-             * @description 402 of the balance only: the nanodollars the account had available.
+             * @description A refused correction (400): the account's balance.
              */
-            available?: number;
-            /** @description 402 only. */
+            balance?: number;
+            /**
+             * Format: int64
+             * @description A refused correction (400): nanodollars held by requests in flight.
+             */
+            held?: number;
+            /** @description Money unit of the amounts above. */
             unit?: components["schemas"]["MoneyUnit"];
-            /** @description 402 of a key budget only (`budget_exceeded`): the budget that refused the request, in its current period. */
+            /** @description An upstream's failure passed on: which provider answered, and its HTTP status. */
+            upstream?: components["schemas"]["UpstreamFailure"];
+            /** @description 402 of a key budget (`budget_exceeded`): the budget that refused the request, in its current period. */
             budget?: components["schemas"]["BudgetStatus"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Error body of the OpenAI-compatible and admin endpoints. */
         OpenAIErrorResponse: {
@@ -1611,8 +1667,6 @@ export interface components {
             fast_variant?: string | null;
             /** @description The kind of provider that serves the model: openai, anthropic, openai-responses, local, ... */
             provider?: string;
-        } & {
-            [key: string]: unknown;
         };
         /** @description OpenAI-shaped model list. */
         OpenAIModelList: {
@@ -1627,6 +1681,8 @@ export interface components {
              * @enum {string}
              */
             type: "ping";
+        } & {
+            [key: string]: unknown;
         };
         /** @description A plain-text document source. */
         PlainTextSource: {
@@ -1672,6 +1728,8 @@ export interface components {
              */
             sequence_number: number;
             response: components["schemas"]["ResponseObject"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description A content part of a message item opened or finished. */
         ResponseContentPartAddedEvent: {
@@ -1691,6 +1749,8 @@ export interface components {
             /** Format: int32 */
             content_index: number;
             part: components["schemas"]["ResponseOutputContentPart"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description A content part of a message item opened or finished. */
         ResponseContentPartDoneEvent: {
@@ -1710,6 +1770,8 @@ export interface components {
             /** Format: int32 */
             content_index: number;
             part: components["schemas"]["ResponseOutputContentPart"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Events that carry the whole response object. */
         ResponseCreatedEvent: {
@@ -1724,6 +1786,8 @@ export interface components {
              */
             sequence_number: number;
             response: components["schemas"]["ResponseObject"];
+        } & {
+            [key: string]: unknown;
         };
         ResponseError: {
             code: string;
@@ -1772,6 +1836,8 @@ export interface components {
              */
             sequence_number: number;
             response: components["schemas"]["ResponseObject"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description A function call in the output. */
         ResponseFunctionCall: {
@@ -1803,6 +1869,8 @@ export interface components {
             /** Format: int32 */
             output_index: number;
             delta: string;
+        } & {
+            [key: string]: unknown;
         };
         ResponseFunctionCallArgumentsDoneEvent: {
             /**
@@ -1820,6 +1888,8 @@ export interface components {
             output_index: number;
             arguments: string;
             name?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Output of a function call. */
         ResponseFunctionCallOutput: {
@@ -1870,6 +1940,8 @@ export interface components {
              */
             sequence_number: number;
             response: components["schemas"]["ResponseObject"];
+        } & {
+            [key: string]: unknown;
         };
         ResponseIncompleteDetails: {
             reason?: string;
@@ -1889,6 +1961,8 @@ export interface components {
              */
             sequence_number: number;
             response: components["schemas"]["ResponseObject"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Content part of an input message. */
         ResponseInputContentPart: components["schemas"]["ResponseInputText"] | components["schemas"]["ResponseInputImage"] | components["schemas"]["ResponseInputFile"] | components["schemas"]["ResponseOutputTextParam"] | components["schemas"]["ResponseRefusal"];
@@ -1925,6 +1999,8 @@ export interface components {
             first_id: string | null;
             last_id: string | null;
             has_more: boolean;
+        } & {
+            [key: string]: unknown;
         };
         /** @description A message turn. */
         ResponseInputMessage: {
@@ -2039,6 +2115,8 @@ export interface components {
             /** Format: int32 */
             output_index: number;
             item: components["schemas"]["ResponseOutputItem"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description An output item opened or finished. */
         ResponseOutputItemDoneEvent: {
@@ -2055,6 +2133,8 @@ export interface components {
             /** Format: int32 */
             output_index: number;
             item: components["schemas"]["ResponseOutputItem"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description An assistant message in the output. */
         ResponseOutputMessage: {
@@ -2100,6 +2180,8 @@ export interface components {
             content_index: number;
             delta: string;
             logprobs?: unknown[];
+        } & {
+            [key: string]: unknown;
         };
         ResponseOutputTextDoneEvent: {
             /**
@@ -2119,6 +2201,8 @@ export interface components {
             content_index: number;
             text: string;
             logprobs?: unknown[];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Assistant text sent back as history (annotations optional). */
         ResponseOutputTextParam: {
@@ -2143,6 +2227,8 @@ export interface components {
             effort: string | null;
             summary?: string | null;
             generate_summary?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Reasoning item; `encrypted_content` is passed back byte for byte. */
         ResponseReasoningItem: {
@@ -2184,6 +2270,8 @@ export interface components {
             /** Format: int32 */
             summary_index: number;
             part: components["schemas"]["ResponseSummaryText"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description A reasoning summary part opened or finished. */
         ResponseReasoningSummaryPartDoneEvent: {
@@ -2203,6 +2291,8 @@ export interface components {
             /** Format: int32 */
             summary_index: number;
             part: components["schemas"]["ResponseSummaryText"];
+        } & {
+            [key: string]: unknown;
         };
         ResponseReasoningSummaryTextDeltaEvent: {
             /**
@@ -2221,6 +2311,8 @@ export interface components {
             /** Format: int32 */
             summary_index: number;
             delta: string;
+        } & {
+            [key: string]: unknown;
         };
         ResponseReasoningSummaryTextDoneEvent: {
             /**
@@ -2239,6 +2331,8 @@ export interface components {
             /** Format: int32 */
             summary_index: number;
             text: string;
+        } & {
+            [key: string]: unknown;
         };
         ResponseRefusal: {
             /**
@@ -2268,6 +2362,8 @@ export interface components {
             /** Format: int32 */
             content_index: number;
             delta: string;
+        } & {
+            [key: string]: unknown;
         };
         ResponseRefusalDoneEvent: {
             /**
@@ -2286,6 +2382,8 @@ export interface components {
             /** Format: int32 */
             content_index: number;
             refusal: string;
+        } & {
+            [key: string]: unknown;
         };
         ResponseStatus: string | ("completed" | "failed" | "in_progress" | "incomplete" | "queued" | "cancelled");
         /** @description Any event of the Responses stream that the gateway emits. */
@@ -2295,6 +2393,8 @@ export interface components {
             /** @enum {string} */
             type: "summary_text";
             text: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Text output options; echoed in the response. */
         ResponseTextConfig: {
@@ -2396,6 +2496,8 @@ export interface components {
              */
             type: "signature_delta";
             signature: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Preferred speed. `fast` is the same as `fast: true`. Open: unknown values are accepted. */
         Speed: string | ("fast" | "standard");
@@ -2452,8 +2554,6 @@ export interface components {
             fallback?: components["schemas"]["FallbackNotice"];
             /** @description A warning that arose after the headers went out (a later fallback candidate's dropped features). */
             warning?: string;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Gateway extension on non-streaming OpenAI-shaped responses. */
         SwitchyardInfo: {
@@ -2461,8 +2561,6 @@ export interface components {
             served_variant?: components["schemas"]["ServedVariant"];
             /** @description Streams only: warnings that arose after the answer's headers went out (a later fallback candidate's dropped features); the others are in `x-switchyard-warnings`. */
             warnings?: string[];
-        } & {
-            [key: string]: unknown;
         };
         /** @description A system turn (real clients send one): the gateway moves its text to the system prompt, in order. */
         SystemMessageParam: {
@@ -2494,6 +2592,8 @@ export interface components {
              */
             type: "text_delta";
             text: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Text editor code execution output, as the upstream gave it. */
         TextEditorCodeExecutionToolResultBlock: {
@@ -2550,6 +2650,8 @@ export interface components {
              */
             type: "thinking_delta";
             thinking: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Extended reasoning off. */
         ThinkingDisabled: {
@@ -2626,8 +2728,12 @@ export interface components {
             budget_time_zone?: components["schemas"]["TimeZoneName"];
             /** @description RFC 3339 time after which the key is refused as if revoked; null: never. */
             expires_at?: string | null;
-        } & {
-            [key: string]: unknown;
+        };
+        /** @description The upstream answer an error passes on. */
+        UpstreamFailure: {
+            provider: string;
+            /** Format: int32 */
+            status: number;
         };
         /** @description Image fetched from a URL. */
         UrlImageSource: {

@@ -33,6 +33,18 @@ function rewriteUnevaluated(node: JsonObject): void {
   delete node.unevaluatedProperties;
 }
 
+/**
+ * A closed model (`seal-object-schemas`, or `...Record<never>`) is emitted as `{not: {}}`, which
+ * means the same as `false` to a validator; generators read only `false` as closed (openapi-typescript-codegen
+ * types `{not: {}}` as `Record<string, any>`).
+ */
+function rewriteClosed(node: JsonObject): void {
+  const extra = node.additionalProperties;
+  if (isObject(extra) && Object.keys(extra).length === 1 && isObject(extra.not) && Object.keys(extra.not).length === 0) {
+    node.additionalProperties = false;
+  }
+}
+
 /** 3.0-style `nullable` (AJV: "nullable cannot be used without type") and 3.1 `type: [x, "null"]`. */
 function rewriteNullable(node: JsonObject): void {
   if (node.nullable === true) {
@@ -76,6 +88,7 @@ function walk(node: Json): void {
   }
   if (!isObject(node)) return;
   rewriteUnevaluated(node);
+  rewriteClosed(node);
   rewriteNullable(node);
   rewriteScalarExplode(node);
   for (const value of Object.values(node)) walk(value);

@@ -145,8 +145,8 @@ export function schemaError(errors: ErrorObject[]): GatewayError {
   const where = param || 'body';
   let message = `${where}: ${e.message ?? 'is invalid'}`;
   if (e.keyword === 'required') message = `${where}: is required`;
-  // A closed object (`...Record<never>` in TypeSpec) refuses other fields with `not: {}`.
-  if (e.keyword === 'not' && e.schemaPath.endsWith('/additionalProperties/not')) message = `${where}: is not a field of this request`;
+  // A closed object (`additionalProperties: false`) names the field it does not take.
+  if (e.keyword === 'additionalProperties') message = `${where}: is not a field of this request`;
   const alternatives = branchMessages(errors, e);
   if (alternatives.length > 1) message = `${where}: ${alternatives.join(' or ')}`;
   if (e.keyword === 'discriminator') {
@@ -164,7 +164,7 @@ export function schemaError(errors: ErrorObject[]): GatewayError {
  */
 function branchMessages(errors: ErrorObject[], chosen: ErrorObject): string[] {
   const alternation = errors.some((x) => x.keyword === 'anyOf' && x.instancePath === chosen.instancePath);
-  if (!alternation || chosen.keyword === 'required' || chosen.keyword === 'not') return [];
+  if (!alternation || chosen.keyword === 'required' || chosen.keyword === 'additionalProperties') return [];
   const here = errors.filter((x) => x.instancePath === chosen.instancePath && x.keyword !== 'anyOf' && x.keyword !== 'oneOf');
   return [...new Set(here.map((x) => x.message ?? 'is invalid'))];
 }
