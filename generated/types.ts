@@ -812,6 +812,7 @@ export interface components {
             temperature?: number | null;
             top_p?: number | null;
             stop?: string | string[] | null;
+            /** @description One choice per request, so fallback and billing stay exact: more is a 400. */
             n?: number | null;
             frequency_penalty?: number | null;
             presence_penalty?: number | null;
@@ -917,10 +918,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Image reference: an https URL or a `data:` URL. */
+        /** @description Image reference: an http(s) URL or a base64 `data:` URL. */
         ChatImageUrl: {
-            url: string;
+            url: components["schemas"]["ImageUrlText"];
             detail?: string | ("auto" | "low" | "high");
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A JSON schema the answer must follow. */
+        ChatJsonSchemaFormat: {
+            /** @description Required with `type: json_schema`: 1 to 64 letters, digits, underscores or dashes (OpenAI's rule). */
+            name?: string;
+            description?: string;
+            schema?: {
+                [key: string]: unknown;
+            };
+            strict?: boolean | null;
         } & {
             [key: string]: unknown;
         };
@@ -958,9 +971,8 @@ export interface components {
         /** @description Requested output format. */
         ChatResponseFormat: {
             type: string | ("text" | "json_object" | "json_schema");
-            json_schema?: {
-                [key: string]: unknown;
-            };
+            /** @description Required with `type: json_schema`. */
+            json_schema?: components["schemas"]["ChatJsonSchemaFormat"];
         } & {
             [key: string]: unknown;
         };
@@ -1359,6 +1371,8 @@ export interface components {
         };
         /** @description Where an image comes from. Files API images (`file`) are refused: the gateway has no Files API. */
         ImageSource: components["schemas"]["Base64ImageSource"] | components["schemas"]["UrlImageSource"];
+        /** @description An image by URL: http(s), or base64 data (`data:<media type>;base64,<data>`); other schemes are refused with a 400. */
+        ImageUrlText: string;
         InputJsonDelta: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1587,6 +1601,8 @@ export interface components {
             reasoning: boolean;
             images: boolean;
         };
+        ModelInfo: components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
+        ModelList: components["schemas"]["OpenAIModelList"] | components["schemas"]["AnthropicModelList"];
         /** @description Per-token prices in `unit`. */
         ModelPricing: {
             /** Format: int64 */
@@ -1982,7 +1998,8 @@ export interface components {
              * @enum {string}
              */
             type: "input_image";
-            image_url?: string | null;
+            /** @description Required: images by `file_id` are refused (the gateway has no Files API). */
+            image_url: components["schemas"]["ImageUrlText"];
             file_id?: string | null;
             detail?: string | ("auto" | "low" | "high");
         } & {
@@ -2827,7 +2844,54 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The gateway's id of this request, as in its log line and usage record (`req_` + 32 hex digits). */
+        "x-request-id": string;
+        /** @description Whole seconds to wait before retrying: a rate limit's 429, a 503 (database away, draining, too many bodies being read), or an upstream's own value. */
+        "retry-after": string;
+        /** @description `false` on a 429 that retrying cannot cure (a request larger than the key's token limit); both SDK families then do not retry. */
+        "x-should-retry": "false";
+        /** @description 405: the methods the path takes. */
+        allow: string;
+        /** @description Requests per minute the key may make. */
+        "x-ratelimit-limit-requests": number;
+        /** @description Requests the key may still make now. */
+        "x-ratelimit-remaining-requests": number;
+        /** @description Until the request bucket is full again, as OpenAI writes it (`0s`, `20ms`, `1.5s`, `6m0s`). */
+        "x-ratelimit-reset-requests": string;
+        /** @description Tokens per minute the key may use. */
+        "x-ratelimit-limit-tokens": number;
+        /** @description Tokens the key may still use now. */
+        "x-ratelimit-remaining-tokens": number;
+        /** @description Until the token bucket is full again (same form as the requests'). */
+        "x-ratelimit-reset-tokens": string;
+        /** @description Every model tried, in order, as `model=outcome` separated by `, ` (outcomes: ok, refusal, error). */
+        "x-switchyard-attempts": string;
+        /** @description The catalog model that served the answer. */
+        "x-switchyard-model": string;
+        /** @description The variant that served it. */
+        "x-switchyard-variant": "standard" | "fast";
+        /** @description What the gateway could not carry to the upstream or changed (dropped fields, a clamped ceiling), separated by `; `; non-ASCII percent-encoded, at most 2,000 characters. */
+        "x-switchyard-warnings": string;
+        /** @description The same id under Anthropic's header name (Anthropic-shaped answers). */
+        "request-id": string;
+        /** @description Requests per minute the key may make. */
+        "anthropic-ratelimit-requests-limit": number;
+        /** @description Requests the key may still make now. */
+        "anthropic-ratelimit-requests-remaining": number;
+        /** @description When the request bucket is full again (RFC 3339, whole seconds). */
+        "anthropic-ratelimit-requests-reset": string;
+        /** @description Tokens (input and output) per minute the key may use. */
+        "anthropic-ratelimit-tokens-limit": number;
+        /** @description Tokens the key may still use now. */
+        "anthropic-ratelimit-tokens-remaining": number;
+        /** @description When the token bucket is full again (RFC 3339, whole seconds). */
+        "anthropic-ratelimit-tokens-reset": string;
+        /** @description The request id under Anthropic's header name: on every error of the Messages operations, and of the catalog's with `anthropic-version` (the catalog's errors share their statuses with the OpenAI shape, so it is optional here). */
+        "request-id-2": string;
+        /** @description The request id under Anthropic's header name, sent with `anthropic-version`. */
+        "request-id-3": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2844,6 +2908,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,6 +2918,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,6 +2937,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +2956,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2880,6 +2975,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +2994,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2898,6 +3013,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,6 +3032,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2916,6 +3051,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2925,6 +3070,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2934,6 +3089,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2943,6 +3108,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2952,6 +3127,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,6 +3146,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +3176,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3003,6 +3199,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +3209,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3222,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3235,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +3248,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3261,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3274,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3287,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,6 +3300,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3084,6 +3313,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3108,6 +3354,7 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3117,6 +3364,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3126,6 +3377,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3135,6 +3390,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3403,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3153,6 +3416,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3162,6 +3429,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3171,6 +3442,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3180,6 +3455,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +3468,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +3507,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +3517,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3229,6 +3530,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3238,6 +3543,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3247,6 +3556,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3256,6 +3569,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3265,6 +3582,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3274,6 +3595,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3283,6 +3608,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3292,6 +3621,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3318,6 +3664,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,6 +3674,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3336,6 +3687,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3345,6 +3700,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,6 +3713,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3363,6 +3726,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3372,6 +3739,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3381,6 +3752,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3390,6 +3765,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3399,6 +3778,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3425,6 +3821,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3434,6 +3831,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3443,6 +3844,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,6 +3857,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3461,6 +3870,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3470,6 +3883,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,6 +3896,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3909,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3497,6 +3922,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3506,6 +3935,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3536,6 +3982,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +3992,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,6 +4005,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3563,6 +4018,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3572,6 +4031,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3581,6 +4044,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3590,6 +4057,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3599,6 +4070,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3608,6 +4083,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3617,6 +4096,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +4135,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +4145,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +4158,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3666,6 +4171,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,6 +4184,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3684,6 +4197,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +4210,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3702,6 +4223,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3711,6 +4236,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +4249,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +4290,7 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +4300,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,6 +4313,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,6 +4326,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3780,6 +4339,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3789,6 +4352,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3798,6 +4365,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +4378,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +4391,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +4404,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3847,6 +4443,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,6 +4453,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,6 +4466,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4479,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,6 +4492,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +4505,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3901,6 +4518,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3910,6 +4531,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3919,6 +4544,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3928,6 +4557,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3954,6 +4600,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +4610,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3972,6 +4623,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3981,6 +4636,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3990,6 +4649,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,6 +4662,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,6 +4675,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4017,6 +4688,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4701,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4035,6 +4714,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4760,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4073,6 +4770,10 @@ export interface operations {
             /** @description An error of the admin API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4783,10 @@ export interface operations {
             /** @description An error of the admin API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4091,6 +4796,10 @@ export interface operations {
             /** @description An error of the admin API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4100,6 +4809,10 @@ export interface operations {
             /** @description An error of the admin API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +4822,10 @@ export interface operations {
             /** @description An error of the admin API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,6 +4835,10 @@ export interface operations {
             /** @description An error of the admin API. */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,6 +4848,10 @@ export interface operations {
             /** @description An error of the admin API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4861,10 @@ export interface operations {
             /** @description An error of the admin API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4145,6 +4874,23 @@ export interface operations {
             /** @description An error of the admin API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4911,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,6 +4921,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,6 +4940,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,6 +4959,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4201,6 +4978,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4997,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +5016,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,6 +5035,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4237,6 +5054,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4246,6 +5073,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,6 +5092,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,6 +5111,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4273,6 +5130,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,6 +5149,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4302,6 +5179,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4313,6 +5191,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4322,6 +5210,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4331,6 +5229,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4340,6 +5248,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +5267,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4358,6 +5286,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4367,6 +5305,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,6 +5324,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +5343,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,6 +5362,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4403,6 +5381,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4412,6 +5400,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,6 +5419,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4441,6 +5449,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4450,6 +5459,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4459,6 +5478,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4468,6 +5497,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4477,6 +5516,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4486,6 +5535,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4495,6 +5554,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4504,6 +5573,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4513,6 +5592,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4522,6 +5611,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4531,6 +5630,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +5649,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4549,6 +5668,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4558,6 +5687,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4582,6 +5721,17 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4592,6 +5742,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4601,6 +5761,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4610,6 +5780,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4619,6 +5799,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4628,6 +5818,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4637,6 +5837,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,6 +5856,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4655,6 +5875,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,6 +5894,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4673,6 +5913,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4682,6 +5932,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4691,6 +5951,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4700,6 +5970,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4734,6 +6014,18 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4744,6 +6036,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4753,6 +6056,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4762,6 +6076,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4771,6 +6096,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +6116,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4789,6 +6136,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4798,6 +6156,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,6 +6176,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,6 +6196,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +6216,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4834,6 +6236,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4843,6 +6256,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4852,6 +6276,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,6 +6296,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             529: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,6 +6341,8 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +6352,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4913,6 +6372,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4922,6 +6392,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,6 +6412,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4940,6 +6432,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4949,6 +6452,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4958,6 +6472,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4967,6 +6492,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4976,6 +6512,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4985,6 +6532,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4994,6 +6552,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5003,6 +6572,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5012,6 +6592,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5021,6 +6612,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             529: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5050,15 +6652,34 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id-3"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIModelList"] | components["schemas"]["AnthropicModelList"];
+                    "application/json": components["schemas"]["ModelList"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,6 +6689,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,6 +6715,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +6741,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5095,6 +6767,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,6 +6793,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5113,6 +6819,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5122,6 +6845,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5131,6 +6871,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +6897,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +6923,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +6949,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5167,6 +6975,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,6 +7001,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             529: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5200,15 +7036,34 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id-3"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
+                    "application/json": components["schemas"]["ModelInfo"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5218,6 +7073,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5227,6 +7099,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,6 +7125,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5245,6 +7151,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5254,6 +7177,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5263,6 +7203,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5272,6 +7229,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5281,6 +7255,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5290,6 +7281,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5299,6 +7307,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5308,6 +7333,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5317,6 +7359,23 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5326,6 +7385,17 @@ export interface operations {
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             529: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5350,6 +7420,17 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5360,6 +7441,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5369,6 +7460,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5378,6 +7479,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,6 +7498,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5396,6 +7517,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +7536,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5414,6 +7555,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +7574,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,6 +7593,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5441,6 +7612,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5450,6 +7631,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5459,6 +7650,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +7669,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5490,6 +7701,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5499,6 +7711,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5508,6 +7730,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5517,6 +7749,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5526,6 +7768,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5535,6 +7787,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5544,6 +7806,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5553,6 +7825,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5562,6 +7844,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5571,6 +7863,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5580,6 +7882,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5589,6 +7901,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5598,6 +7920,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5607,6 +7939,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5629,6 +7971,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,6 +7981,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +8000,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,6 +8019,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,6 +8038,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5674,6 +8057,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5683,6 +8076,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5692,6 +8095,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +8114,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5710,6 +8133,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5719,6 +8152,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,6 +8171,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5737,6 +8190,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +8209,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,6 +8247,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,6 +8257,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,6 +8276,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +8295,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5810,6 +8314,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5819,6 +8333,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5828,6 +8352,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5837,6 +8371,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5846,6 +8390,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5855,6 +8409,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5864,6 +8428,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5873,6 +8447,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5882,6 +8466,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5891,6 +8485,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5918,6 +8522,7 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5927,6 +8532,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5936,6 +8551,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5945,6 +8570,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5954,6 +8589,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5963,6 +8608,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5972,6 +8627,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             405: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +8646,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,6 +8665,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5999,6 +8684,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6008,6 +8703,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +8722,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6026,6 +8741,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6035,6 +8760,16 @@ export interface operations {
             /** @description An error of the OpenAI-compatible client API. */
             504: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -94,10 +94,44 @@ function walk(node: Json): void {
   for (const value of Object.values(node)) walk(value);
 }
 
+/**
+ * TypeSpec writes a response header inline on every status of every operation (each error status
+ * repeats the same eight): the same header is written once in `components.headers` and referenced,
+ * which changes nothing for a reader and keeps the document a third of the size.
+ */
+function shareHeaders(document: JsonObject): void {
+  const shared: JsonObject = {};
+  const keyOf = new Map<string, string>();
+  for (const item of Object.values(isObject(document.paths) ? document.paths : {})) {
+    for (const op of Object.values(isObject(item) ? item : {})) {
+      if (!isObject(op) || !isObject(op.responses)) continue;
+      for (const response of Object.values(op.responses)) {
+        if (!isObject(response) || !isObject(response.headers)) continue;
+        for (const [name, header] of Object.entries(response.headers)) {
+          if (!isObject(header) || '$ref' in header) continue;
+          const text = `${name} ${JSON.stringify(header)}`;
+          let key = keyOf.get(text);
+          if (!key) {
+            key = name;
+            for (let n = 2; key in shared; n++) key = `${name}-${n}`;
+            keyOf.set(text, key);
+            shared[key] = header;
+          }
+          response.headers[name] = { $ref: `#/components/headers/${key}` };
+        }
+      }
+    }
+  }
+  if (Object.keys(shared).length === 0) return;
+  if (!isObject(document.components)) document.components = {};
+  (document.components as JsonObject).headers = shared;
+}
+
 /** Returns a normalized deep copy; the input is not modified. */
 export function normalizeOpenApi<T>(document: T): T {
   const copy = structuredClone(document) as Json;
   walk(copy);
+  if (isObject(copy)) shareHeaders(copy);
   return copy as T;
 }
 

@@ -34,6 +34,7 @@ export function checkResponse(contract: Contract, op: Operation, req: FuzzReques
   if (res.status >= 500) problems.push(`server error ${res.status}: ${res.text.slice(0, 300)}`);
   if (!op.statuses.has(res.status)) problems.push(`status ${res.status} is not documented for ${op.operationId}`);
   if (req.expect && !req.expect.includes(res.status)) problems.push(`${req.kind} must answer ${req.expect.join(' or ')}, got ${res.status}: ${res.text.slice(0, 200)}`);
+  problems.push(...checkHeaders(op, res));
   if (op.method === 'HEAD') return problems;
   const protocol = STREAMING_OPS[op.operationId];
   if (res.events) {
@@ -56,6 +57,25 @@ export function checkResponse(contract: Contract, op: Operation, req: FuzzReques
   if (res.status >= 400) problems.push(...checkErrorShape(errorProtocol(op, req), body));
   if (protocol && official) {
     for (const err of official.body(protocol, res.status >= 400 ? 'error' : 'body', body)) problems.push(`body vs official schema: ${err}`);
+  }
+  return problems;
+}
+
+/**
+ * The gateway's own headers (ids, `x-switchyard-*`, rate limits, retry advice, `allow`) are sent
+ * only where the document declares them for that status, and the required ones always are.
+ */
+const GATEWAY_HEADER = /^(x-request-id|request-id|x-switchyard-.*|x-ratelimit-.*|anthropic-ratelimit-.*|retry-after|x-should-retry|allow)$/;
+
+export function checkHeaders(op: Operation, res: Pick<FuzzResponse, 'status' | 'headers'>): string[] {
+  const documented = op.headers.get(res.status);
+  if (!documented) return [];
+  const problems: string[] = [];
+  for (const name of Object.keys(res.headers)) {
+    if (GATEWAY_HEADER.test(name) && !documented.has(name)) problems.push(`header ${name} is sent but not documented for ${res.status}`);
+  }
+  for (const [name, required] of documented) {
+    if (required && !(name in res.headers)) problems.push(`required header ${name} is missing from ${res.status}`);
   }
   return problems;
 }

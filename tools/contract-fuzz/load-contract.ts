@@ -40,6 +40,8 @@ export interface Operation {
   bodyRequired: boolean;
   /** Documented status codes. */
   statuses: Set<number>;
+  /** The response headers documented for each status (lower case), and whether each is required. */
+  headers: Map<number, Map<string, boolean>>;
   /** The credentials the operation takes, any one of them (none: a public operation). */
   credentials: Credential[];
   /** True when a documented 200 offers text/event-stream. */
@@ -115,12 +117,26 @@ function readOperations(definition: Record<string, any>): Operation[] {
         bodyRequired: Boolean(op.requestBody?.required),
         credentials: credentialsOf(definition, op.security ?? definition.security ?? []),
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
+        headers: documentedHeaders(definition, op.responses ?? {}),
         streams: 'text/event-stream' in ok,
         textTypes: Object.keys(ok).filter((t) => t.startsWith('text/') && t !== 'text/event-stream'),
       });
     }
   }
   return ops;
+}
+
+function documentedHeaders(definition: Record<string, any>, responses: Record<string, any>): Map<number, Map<string, boolean>> {
+  const byStatus = new Map<number, Map<string, boolean>>();
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = new Map<string, boolean>();
+    for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
+      const h = header.$ref ? definition.components.headers[String(header.$ref).split('/').pop()!] : header;
+      headers.set(name.toLowerCase(), Boolean(h?.required));
+    }
+    byStatus.set(Number(status), headers);
+  }
+  return byStatus;
 }
 
 /** The alternatives of an operation's `security` (each one scheme here), as headers. */

@@ -9,6 +9,8 @@ export interface SseEvent {
 export interface FuzzResponse {
   status: number;
   contentType: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
   text: string;
   /** Parsed frames when the answer is text/event-stream. */
   events?: SseEvent[];
@@ -37,6 +39,7 @@ export async function sendRequest(baseUrl: string, req: FuzzRequest, timeoutMs: 
     return {
       status: res.status,
       contentType,
+      headers: Object.fromEntries(res.headers),
       text,
       events: contentType.startsWith('text/event-stream') ? parseSse(text) : undefined,
       ms: performance.now() - started,

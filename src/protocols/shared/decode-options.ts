@@ -57,8 +57,8 @@ function decodeThinking(t: unknown): Reasoning {
     case 'enabled':
     case undefined: {
       const budget = t.budget_tokens;
-      if (budget !== undefined && (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 0)) {
-        throw invalid('thinking.budget_tokens must be a non-negative integer', 'thinking.budget_tokens');
+      if (budget !== undefined && (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1)) {
+        throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
       }
       return { enabled: true, ...(budget !== undefined ? { budgetTokens: budget } : {}), ...display };
     }
