@@ -180,3 +180,33 @@ describe('bounds: at the bound accepted, one past it a 400 naming the field', ()
     expect((await call('createResponse', { body: input('data:image/png,notbase64') })).body.error.param).toBe('input[0].content[0].image_url');
   });
 });
+
+/**
+ * The providers' protocol shapes stay open in the document (providers extend them), so the
+ * validator cannot see an undeclared field there: the gateway's own answers are held to the
+ * declared properties here instead.
+ */
+describe("protocol answers carry only declared fields", () => {
+  const undeclared = (schema: string, value: Record<string, unknown>): string[] => {
+    const properties = server.ctx.contract.definition.components.schemas[schema]?.properties ?? {};
+    return Object.keys(value).filter((k) => !(k in properties)).map((k) => `${schema}.${k}`);
+  };
+
+  it('chat, messages and responses, top level, usage, choice and output', async () => {
+    const chat = (await call('createChatCompletion', { body: { model: 'local-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } })).body;
+    const message = (await call('createMessage', { headers: { 'anthropic-version': '2023-06-01' }, body: { model: 'local-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } })).body;
+    const response = (await call('createResponse', { body: { model: 'local-sonnet', input: 'hi', max_output_tokens: 16 } })).body;
+    const message_output = response.output.find((o: { type: string }) => o.type === 'message');
+    expect([
+      ...undeclared('ChatCompletion', chat),
+      ...undeclared('ChatUsage', chat.usage),
+      ...undeclared('ChatCompletionChoice', chat.choices[0]),
+      ...undeclared('ChatCompletionMessage', chat.choices[0].message),
+      ...undeclared('Message', message),
+      ...undeclared('MessageUsage', message.usage),
+      ...undeclared('ResponseObject', response),
+      ...undeclared('ResponseUsage', response.usage),
+      ...undeclared('ResponseOutputMessage', message_output),
+    ]).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The contract through orval's fetch client: generated from generated/openapi.yaml with the
  * running server as base URL, orval/program.ts type-checked against it under `strict`, then run:
- * every operation but getMetrics (see program.ts for why).
+ * every operation but getMetrics (see program.ts for why), and one Messages stream typed by event.
  */
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,12 +27,17 @@ it('the generated client type-checks with a strict program', () => {
   expect(strictTypeErrors(`${here}tsconfig.json`)).toBe('');
 }, 120_000);
 
-it('runs every operation but getMetrics against the server', async () => {
+it('runs every operation but getMetrics against the server, and reads a stream by event type', async () => {
   // Through a variable: the program's imports exist only once generated (the project's tsc excludes it).
   const programPath = `${here}program.ts`;
-  const { runProgram } = (await import(/* @vite-ignore */ programPath)) as { runProgram: (c: { clientKey: string; adminKey: string }) => Promise<Record<string, number>> };
-  const outcomes = await runProgram({ clientKey: gw.key, adminKey: gw.adminKey });
+  const { runProgram } = (await import(/* @vite-ignore */ programPath)) as {
+    runProgram: (c: { clientKey: string; adminKey: string }) => Promise<{ outcomes: Record<string, number>; streamedText: string; eventTypes: string[] }>;
+  };
+  const { outcomes, streamedText, eventTypes } = await runProgram({ clientKey: gw.key, adminKey: gw.adminKey });
   const operations = documentOperationIds().filter((id) => !LEFT_OUT.includes(id));
   expect(Object.keys(outcomes).sort()).toEqual(operations.sort());
   for (const id of operations) expect(outcomes[id], id).toBe(successStatus(id));
+  expect(eventTypes[0]).toBe('message_start');
+  expect(eventTypes.at(-1)).toBe('message_stop');
+  expect(streamedText.length).toBeGreaterThan(0);
 });
