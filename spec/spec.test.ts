@@ -34,6 +34,19 @@ describe('document', () => {
     expect(ids).toEqual(OPERATION_IDS);
   });
 
+  it('gives every operation a tag the document describes, a summary and a description', () => {
+    const doc = readDocument();
+    const tags = new Set((doc.tags as Array<{ name: string; description?: string }>).filter((t) => t.description).map((t) => t.name));
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.tags?.length, `${method} ${path}: tags`).toBeGreaterThan(0);
+        for (const tag of op.tags) expect(tags.has(tag), `${method} ${path}: tag ${tag} is described`).toBe(true);
+        expect(op.summary, `${method} ${path}: summary`).toEqual(expect.any(String));
+        expect(op.description, `${method} ${path}: description`).toEqual(expect.any(String));
+      }
+    }
+  });
+
   it('documents the error statuses on every operation', () => {
     const doc = readDocument();
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
