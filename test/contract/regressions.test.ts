@@ -115,6 +115,8 @@ describe('contract-fuzz regressions', () => {
       ['a Files API image', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'image', source: { type: 'file', file_id: 'file_1' } }), 'messages.0.content.0.source'],
       ['a document in a tool result', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'text', data: 'x' } }] }), 'messages.0.content.0.content.0'],
       ['a tool_use block in a user turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, user({ type: 'tool_use', id: 't', name: 'f', input: {} }), 'messages.0.content.0'],
+      ['a server_tool_use block without id', '/v1/messages', 'CreateMessageRequest', msgHeaders, assistant({ type: 'server_tool_use', name: 'web_search', input: {} }), 'messages.1.content.0'],
+      ['a container_upload block', '/v1/messages', 'CreateMessageRequest', msgHeaders, assistant({ type: 'container_upload', file_id: 'f' }), 'messages.1.content.0'],
       ['an image block in an assistant turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, assistant({ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }), 'messages.1.content.0'],
       ['an image in a system turn', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ messages: [{ role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }, { role: 'user', content: 'hi' }] }), 'messages.0.content.0'],
       ['a system block without text', '/v1/messages', 'CreateMessageRequest', msgHeaders, message({ system: [{ type: 'text' }] }), 'system.0.text'],
@@ -146,6 +148,11 @@ describe('contract-fuzz regressions', () => {
         message({ messages: [{ role: 'system', content: [{ type: 'text', text: 'be brief' }] }, { role: 'user', content: 'hi' }], system: [{ type: 'text', text: 's' }] }),
         // A server tool's turn given back (it reaches only an Anthropic upstream; elsewhere it is named in the warnings).
         assistant({ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } }),
+        assistant(
+          { type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } },
+          { type: 'web_search_tool_result', tool_use_id: 's1', content: [{ type: 'web_search_result', url: 'https://example.com', title: 't', encrypted_content: 'e' }] },
+          { type: 'text', text: 'cited', citations: [{ type: 'web_search_result_location', url: 'https://example.com', title: 't', cited_text: 'c', encrypted_index: 'i' }] },
+        ),
       ];
       for (const body of accepted) {
         expect(await schemaErrors('CreateMessageRequest', body)).toEqual([]);
