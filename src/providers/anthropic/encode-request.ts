@@ -1,3 +1,4 @@
+import { toolArgumentsObject } from '../shared/tool-arguments.js';
 import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type TextPart, type Tool, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
@@ -131,9 +132,9 @@ function encodeAssistantPart(p: AssistantPart): Json[] {
     case 'text':
       return p.text === '' ? [] : [encodeText(p)];
     case 'tool-call':
-      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'tool_use', id: p.id, name: p.name, input: parseInput(p.arguments) }];
+      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'tool_use', id: p.id, name: p.name, input: toolArgumentsObject(p.arguments) }];
     case 'server-tool-call':
-      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'server_tool_use', id: p.id, name: p.name, input: parseInput(p.arguments) }];
+      return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: 'server_tool_use', id: p.id, name: p.name, input: toolArgumentsObject(p.arguments) }];
     case 'server-tool-result':
       return [{ ...(p.ext?.[EXT_KEY] ?? {}), type: p.kind, tool_use_id: p.toolCallId, content: p.content }];
     case 'reasoning':
@@ -148,15 +149,6 @@ function encodeAssistantPart(p: AssistantPart): Json[] {
   }
 }
 
-function parseInput(args: string): unknown {
-  if (args.trim() === '') return {};
-  try {
-    const v = JSON.parse(args);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
 
 function encodeTool(t: Tool): Json {
   const tool: Json = { name: t.name };

@@ -1,3 +1,4 @@
+import { toolArgumentsObject } from '../shared/tool-arguments.js';
 import { allowedTools, type AssistantPart, type ImagePart, type Message, type Request, type Tool, type ToolChoice, type ToolResultPart, type UserPart } from '../../ir/index.js';
 import type { Json } from '../shared/read-json.js';
 import { GEMINI_FAMILY } from './api.js';
@@ -138,7 +139,7 @@ function encodeAssistant(content: AssistantPart[]): Json[] {
         if (p.text !== '' || signature !== undefined) parts.push(signed({ text: p.text }));
         break;
       case 'tool-call':
-        parts.push(signed({ functionCall: { name: p.name, args: parseArgs(p.arguments) } }));
+        parts.push(signed({ functionCall: { name: p.name, args: toolArgumentsObject(p.arguments) } }));
         break;
       case 'fallback':
         break;
@@ -146,14 +147,4 @@ function encodeAssistant(content: AssistantPart[]): Json[] {
   }
   if (signature !== undefined) parts.push(signed({ text: '' }));
   return parts;
-}
-
-function parseArgs(args: string): unknown {
-  if (args.trim() === '') return {};
-  try {
-    const v = JSON.parse(args);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
 }
