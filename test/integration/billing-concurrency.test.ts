@@ -14,21 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { anthropicMessages } from '../../src/protocols/anthropic-messages/index.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
-import type { Catalog } from '../../src/routing/catalog.js';
-import { dbTargets, localCatalog, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { holdFor } from '../ledger/http-billing.js';
+import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { exactCostCatalog, holdFor } from '../ledger/http-billing.js';
 
 const MODEL = 'local-haiku';
 const MAX_TOKENS = 8;
 const K = 37;
 const TOTAL = 500;
-
-/** The built-in catalog at rate 0, with a price whose worst case is exactly what a capped request costs. */
-export function exactCostCatalog(): Catalog {
-  const catalog = localCatalog(0);
-  catalog.models.get(MODEL)!.price = { input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1000n };
-  return catalog;
-}
 
 const chatBody = (i: number) => ({
   model: MODEL,
@@ -40,7 +32,7 @@ const chatBody = (i: number) => ({
 describe.each(dbTargets)('billing under concurrency through HTTP ($name)', (target) => {
   let gw: TestGateway;
   let fake: FakeUpstream;
-  const catalog = exactCostCatalog();
+  const catalog = exactCostCatalog(MODEL);
 
   beforeAll(async () => {
     fake = await startFakeUpstream({ scenario: { words: 50 } });

@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scriptsDir, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
+import { timeTool, weatherTool } from '../support/chat-tools.js';
 import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 let started: FakeGateway | undefined;
@@ -29,8 +30,6 @@ beforeEach(() => fake.reset());
 afterAll(() => started?.close());
 
 const PARALLEL_SCRIPT = 'script:anthropic-messages/stream-parallel-tool-use';
-const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
-const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
 
 /** The signature the scripted Anthropic thinking stream carries, read from the file itself. */
 function recordedSignature(): string {

@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { geminiCatalog } from '../support/gemini-catalog.js';
+import { timeTool, weatherTool } from '../support/chat-tools.js';
 import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
 
 let started: FakeGateway | undefined;
@@ -30,8 +31,6 @@ afterAll(() => started?.close());
 const TEXT = 'Switchyard routes every token to Gemini.';
 const THOUGHT = '**Weighing the question**\n\nThe user asks for the capital of France. It is Paris.';
 const CALL_SIGNATURE = 'EpgCAYs3bq7wZnVuY3Rpb24tY2FsbC1zaWduYXR1cmUtZm9yLXBhcmFsbGVsLWNhbGxz+/=';
-const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
-const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
 const sent = (i: number) => fake.requests[i].body as any;
 
 /** The model turn and the function responses the second request carried to Gemini. */

@@ -13,21 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../src/app/start-gateway.js';
 import { openLedger, type Ledger } from '../../src/ledger/index.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
-import type { Catalog } from '../../src/routing/catalog.js';
-import { ADMIN_KEY, dbTargets, localCatalog, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
+import { ADMIN_KEY, dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { exactCostCatalog, holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
 
 const MODEL = 'local-haiku';
 const MAX_TOKENS = 8;
 const K = 23;
 const TOTAL = 200;
 const REDIS_URL = process.env.TEST_REDIS_URL;
-
-function exactCostCatalog(): Catalog {
-  const catalog = localCatalog(0);
-  catalog.models.get(MODEL)!.price = { input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1000n };
-  return catalog;
-}
 
 const chatBody = (i: number) => ({
   model: MODEL,
@@ -50,7 +43,7 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
   let gw: TestGateway;
   /** PostgreSQL only: a second gateway on the same schema, its own ledger, cache and group commit. */
   let second: { url: string; gateway: Gateway; ledger: Ledger } | undefined;
-  const catalog = exactCostCatalog();
+  const catalog = exactCostCatalog(MODEL);
   const H = holdFor(catalog, openaiChat, chatBody(0)).hold;
 
   beforeAll(async () => {
