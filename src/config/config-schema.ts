@@ -4,6 +4,8 @@
  *   models: [ { id, provider, upstream_model } ]
  * Everything else is optional with defaults (see load-config.ts and config/example.yaml).
  */
+import type { ProviderRegistry } from '../providers/types.js';
+
 const price = {
   type: 'object',
   additionalProperties: false,
@@ -15,8 +17,19 @@ const price = {
   },
 } as const;
 
-/** The schema for a registry whose provider kinds are `providerTypes`. */
-export const configSchema = (providerTypes: string[]) => ({
+/**
+ * A provider's `options:` are its kind's own (`Provider.options.schema`): one if/then per kind
+ * that declares some, and none allowed on the others.
+ */
+function providerOptionRules(registry: ProviderRegistry) {
+  return Object.values(registry).map((p) => ({
+    if: { properties: { type: { const: p.type } }, required: ['type'] },
+    then: p.options ? { properties: { options: p.options.schema } } : { not: { required: ['options'] } },
+  }));
+}
+
+/** The schema for a registry of provider kinds (a provider's `type` must be one of its keys). */
+export const configSchema = (registry: ProviderRegistry) => ({
   type: 'object',
   additionalProperties: false,
   required: ['providers', 'models'],
@@ -27,8 +40,10 @@ export const configSchema = (providerTypes: string[]) => ({
         type: 'object',
         additionalProperties: false,
         required: ['type'],
+        allOf: providerOptionRules(registry),
         properties: {
-          type: { enum: providerTypes },
+          type: { enum: Object.keys(registry) },
+          options: { type: 'object' },
           base_url: { type: 'string', pattern: '^https?://' },
           api_key_env: { type: 'string', minLength: 1 },
           headers: { type: 'object', additionalProperties: { type: 'string' } },

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findModel } from '../routing/catalog.js';
+import { openaiProvider } from '../providers/openai/index.js';
+import { withProviders } from '../providers/registry.js';
+import type { Provider } from '../providers/types.js';
 import { buildCatalog, ConfigError, loadConfigFile } from './load-config.js';
 
 const env = { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
@@ -183,6 +186,52 @@ describe('buildCatalog: invalid config names the bad entry', () => {
     const doc = minimal();
     doc.models[0].aliases = ['claude'];
     expect(errorOf(doc)).toMatch(/alias "claude" of model "gpt" is already taken/);
+  });
+});
+
+describe('buildCatalog: a provider kind\'s own options', () => {
+  // A kind with settings of its own, as Bedrock (a region) or Vertex (a project) declare them.
+  const regional: Provider = {
+    ...openaiProvider,
+    type: 'regional',
+    options: {
+      schema: { type: 'object', additionalProperties: false, required: ['region'], properties: { region: { type: 'string', pattern: '^[a-z0-9-]+$' } } },
+      build: (raw, e) => {
+        if (raw.region === 'nowhere') throw new Error('region "nowhere" does not exist');
+        return { region: raw.region, profile: e.REGION_PROFILE ?? 'default' };
+      },
+    },
+  };
+  const registry = withProviders(regional);
+  const docWith = (options: unknown, type = 'regional') => {
+    const doc = minimal();
+    doc.providers.openai = { type, base_url: 'https://example.test', api_key_env: 'OPENAI_API_KEY', ...(options === undefined ? {} : { options }) };
+    doc.models[0].free = true;
+    return doc;
+  };
+  const build = (doc: unknown) => buildCatalog(doc, { ...env, REGION_PROFILE: 'p1' }, 'test.yaml', { providers: registry });
+  const failure = (doc: unknown) => {
+    try {
+      build(doc);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      return (e as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('are validated by the kind\'s schema and built by its build', () => {
+    expect(build(docWith({ region: 'eu-west-1' })).providers.get('openai')!.options).toEqual({ region: 'eu-west-1', profile: 'p1' });
+  });
+
+  it('a mistake names the entry: a missing or unknown setting, one the build refuses', () => {
+    expect(failure(docWith({}))).toMatch(/providers\.openai\.options must have required property 'region'/);
+    expect(failure(docWith({ region: 'x', zone: 'a' }))).toMatch(/providers\.openai\.options must NOT have additional properties: "zone"/);
+    expect(failure(docWith({ region: 'nowhere' }))).toMatch(/providers\.openai\.options: region "nowhere" does not exist/);
+  });
+
+  it('a kind that declares no options takes none', () => {
+    expect(failure(docWith({ region: 'x' }, 'openai'))).toMatch(/providers\.openai must NOT have property 'options'|providers\.openai must NOT be valid/);
   });
 });
 

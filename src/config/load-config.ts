@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { providers as builtInProviders } from '../providers/registry.js';
-import type { ProviderConfig, ProviderRegistry } from '../providers/types.js';
+import type { Provider, ProviderConfig, ProviderRegistry } from '../providers/types.js';
 import { globRegex, type Catalog, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
 import { defaultLocalCatalog } from './local-models.js';
@@ -21,7 +21,7 @@ type Raw = Record<string, any>;
 const validators = new WeakMap<ProviderRegistry, ReturnType<Ajv['compile']>>();
 function validatorFor(registry: ProviderRegistry) {
   let v = validators.get(registry);
-  if (!v) validators.set(registry, (v = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema(Object.keys(registry)))));
+  if (!v) validators.set(registry, (v = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema(registry))));
   return v;
 }
 
@@ -123,7 +123,17 @@ function buildProvider(id: string, p: Raw, registry: ProviderRegistry, env: Node
     },
     maxRetries: p.max_retries ?? 2,
     ...(p.max_tokens_field ? { maxTokensField: p.max_tokens_field } : {}),
+    options: buildOptions(registry[p.type], p.options ?? {}, env, where),
   };
+}
+
+function buildOptions(provider: Provider, raw: Raw, env: NodeJS.ProcessEnv, where: string): Record<string, unknown> {
+  if (!provider.options?.build) return raw;
+  try {
+    return provider.options.build(raw, env);
+  } catch (e) {
+    throw new ConfigError(`${where}.options: ${(e as Error).message}`);
+  }
 }
 
 function buildPrice(p: Raw | undefined, where: string): Price {

@@ -29,6 +29,12 @@ export interface ProviderConfig {
    * only `max_completion_tokens`.
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * The provider kind's own settings (`options:` in the config: a Bedrock region, a Vertex project),
+   * validated against its `Provider.options.schema` when the config is loaded, then built by
+   * `Provider.options.build`. Absent or empty for kinds that declare none.
+   */
+  options?: Readonly<Record<string, unknown>>;
 }
 
 /** What routing decided for one attempt. */
@@ -65,7 +71,20 @@ export interface Provider {
   /** The upstream's URL when the config gives no `base_url`. */
   defaultBaseUrl: string;
   capabilities: ProviderCapabilities;
+  /** Settings of this kind only (`options:` on a provider in the config); none when absent. */
+  options?: ProviderOptionsSpec;
   stream(call: ProviderCall): AsyncIterable<StreamEvent>;
+}
+
+/**
+ * A provider kind's own config settings. `schema` is the JSON schema of the `options:` object
+ * (checked with the rest of the config, so a mistake is reported with the entry's name); `build`
+ * turns the validated object into what `ProviderConfig.options` holds (defaults filled in,
+ * environment read), throwing an Error whose message names the problem.
+ */
+export interface ProviderOptionsSpec {
+  schema: Record<string, unknown>;
+  build?(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown>;
 }
 
 /**

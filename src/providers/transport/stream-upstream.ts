@@ -45,10 +45,13 @@ export async function* streamUpstream<S>(
 async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): AsyncGenerator<StreamEvent> {
   if (call.signal.aborted) throw abortedError(call.signal.reason);
   const streamed = call.request.stream;
+  const body = JSON.stringify(ex.body);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers };
+  if (ex.sign) Object.assign(headers, await ex.sign({ url: ex.url, headers, body }));
   const res = await request(ex.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers },
-    body: JSON.stringify(ex.body),
+    headers,
+    body,
     dispatcher: agentFor(call.target.provider),
     signal: call.signal,
     // A non-streamed answer is generated whole before its headers are sent.
@@ -71,7 +74,7 @@ async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): Asy
     }
     let state = ex.initStream();
     let finished = false;
-    for await (const sse of parseSse(res.body)) {
+    for await (const sse of (ex.readEvents ?? parseSse)(res.body)) {
       const [next, out] = ex.decodeStream.step(state, sse);
       state = next;
       for (const ev of out) {

@@ -20,6 +20,17 @@ export interface UpstreamExchange<S> {
   headers: Record<string, string>;
   /** JSON body; serialised by the transport. */
   body: unknown;
+  /**
+   * Per-request credentials, when static headers cannot carry them: called before every try
+   * (retries included) with the exact bytes to be sent, it returns the headers to add (an AWS
+   * SigV4 signature over the body, an OAuth token that may have been refreshed since).
+   */
+  sign?(request: { url: string; headers: Record<string, string>; body: string }): Promise<Record<string, string>>;
+  /**
+   * The streamed answer's framing, as events for `decodeStream`; SSE (`parseSse`) when absent.
+   * An upstream with a binary framing (AWS event stream) turns its messages into `SseEvent`s.
+   */
+  readEvents?(body: AsyncIterable<Uint8Array>): AsyncIterable<SseEvent>;
   decodeError(answer: ErrorAnswer): GatewayError;
   /** Upstream SSE events -> IR events. May throw a GatewayError (in-stream error, bad JSON). */
   decodeStream: StreamTranslator<S, SseEvent, StreamEvent>;
