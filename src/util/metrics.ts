@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * Prometheus metrics (prom-client), served at GET /metrics. One registry per process: several
@@ -61,4 +61,54 @@ export const rateLimitStoreErrors = new Counter({
   name: 'switchyard_rate_limit_store_errors_total',
   help: 'Rate-limit checks that could not reach the store (Redis); such requests are admitted.',
   registers: [metricsRegistry],
+});
+
+/** A deployment's calls by outcome: `success`, `failure` (counts against it), `ignored` (the client's fault: 4xx but 408/429). */
+export const deploymentRequests = new Counter({
+  name: 'switchyard_deployment_requests_total',
+  help: 'Calls to a deployment by outcome: success, failure (counts toward a cooldown), ignored (a client error).',
+  labelNames: ['deployment', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const deploymentLatency = new Histogram({
+  name: 'switchyard_deployment_latency_seconds',
+  help: 'Time from a call to a deployment to its first output, for successful calls.',
+  labelNames: ['deployment'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+  registers: [metricsRegistry],
+});
+
+export const deploymentCooldowns = new Counter({
+  name: 'switchyard_deployment_cooldowns_total',
+  help: 'Cooldowns this instance started, by reason: retry_after (a 429/503/529 that named a wait), failures (in a row), error_rate, probe (a probe failed).',
+  labelNames: ['deployment', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const deploymentInFlight = new Gauge({
+  name: 'switchyard_deployment_in_flight',
+  help: 'Calls running on a deployment in this process.',
+  labelNames: ['deployment'] as const,
+  registers: [metricsRegistry],
+});
+
+/**
+ * What the deployment gauges read at each scrape: every open health store registers a reader
+ * (cooldowns end with time, not with an event, so the state is read when scraped).
+ */
+export const deploymentStateReaders = new Set<() => Array<{ id: string; coolingDown: boolean }>>();
+
+export const deploymentCooldown = new Gauge({
+  name: 'switchyard_deployment_cooldown',
+  help: 'Whether a deployment is cooling down now (1) or may be tried (0: healthy or probing).',
+  labelNames: ['deployment'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    // Several gateways in one process (tests) may know one deployment: cooling in any is cooling.
+    const cooling = new Map<string, boolean>();
+    for (const read of deploymentStateReaders) for (const d of read()) cooling.set(d.id, (cooling.get(d.id) ?? false) || d.coolingDown);
+    this.reset();
+    for (const [id, c] of cooling) this.set({ deployment: id }, c ? 1 : 0);
+  },
 });
