@@ -14,6 +14,7 @@ import { localKeyEvents, redisKeyEvents } from './key-events.js';
 import { providers as builtInProviders } from '../providers/registry.js';
 import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
+import { openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
 
 export interface GatewayOptions {
   host?: string;
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   metricsToken?: string;
   /** An already open limiter (tests that give several gateways one Redis prefix). */
   limiter?: RateLimiter;
+  /** An already open deployment-health store (tests that give several gateways one Redis prefix). */
+  health?: DeploymentHealth;
   /** The providers the config may name; the built-in ones by default (registry.ts `withProviders` adds more). */
   providers?: ProviderRegistry;
 }
@@ -96,6 +99,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     }));
   const ownsLimiter = !opts.limiter;
   const limiter = opts.limiter ?? (await openRateLimiter({ redisUrl: opts.redisUrl, log }));
+  // Cooldowns shared by every instance through Redis when configured, else this process's own.
+  const ownsHealth = !opts.health;
+  const health = opts.health ?? (await openDeploymentHealth({ redisUrl: opts.redisUrl, log }));
   // Keys revoked or changed here are dropped from the other instances' key caches at once.
   const keyEvents = opts.redisUrl
     ? await redisKeyEvents(opts.redisUrl, (keyId) => ledger.forgetKey(keyId), (err) => log.warn({ err }, 'could not announce a key change'))
@@ -105,7 +111,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
   const lifecycle = new Lifecycle();
-  const pipeline = { catalog, ledger, limiter, providers, holdTtlMs, log, now: Date.now };
+  const pipeline = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now };
   const readiness = async (): Promise<Readiness> => {
     const checks: Record<string, string> = { draining: String(lifecycle.draining) };
     const database = await Promise.race([
@@ -138,7 +144,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const release = async () => {
     stopReaper();
     stopAnnouncing();
-    await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined]);
+    await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined, ownsHealth ? health.close() : undefined]);
     // Waits for every submitted settle before closing the connections.
     if (ownsLedger) await ledger.close();
     else await ledger.settled();

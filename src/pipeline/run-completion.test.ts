@@ -8,6 +8,7 @@ import { GatewayError, type Request, type StreamEvent } from '../ir/index.js';
 import type { HoldRequest, SettleRequest } from '../ledger/index.js';
 import type { Provider, ProviderCall, ProviderConfig } from '../providers/types.js';
 import type { Catalog, ModelEntry } from '../routing/index.js';
+import { LocalDeploymentHealth } from '../routing/health/index.js';
 import { startRun } from './run-completion.js';
 import type { CallContext, LedgerPort, PipelineDeps } from './types.js';
 
@@ -141,6 +142,7 @@ function setup(balance = 1_000_000n, likely = true) {
     providers: { openai: provider },
     limiter: { admit: async () => ({ allowed: true }) as never, adjust: () => undefined },
     holdTtlMs: 60_000,
+    health: new LocalDeploymentHealth(),
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     now: Date.now,
   };

@@ -3,6 +3,7 @@ import type { Ledger } from '../ledger/index.js';
 import type { KeyLimits, RateLimiter } from '../limits/index.js';
 import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
+import type { DeploymentHealth } from '../routing/health/index.js';
 
 /** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
 export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extendHold' | 'settle'>;
@@ -24,6 +25,8 @@ export interface PipelineDeps {
   /** Per-key rate limits, checked before the hold. */
   limiter: Pick<RateLimiter, 'admit' | 'adjust'>;
   holdTtlMs: number;
+  /** Deployments' cooldowns, calls in flight and latency: routing reads it, attempts report to it. */
+  health: DeploymentHealth;
   log: Logger;
   /** Injected clock (ms), so tests can control it. */
   now: () => number;
