@@ -1,5 +1,6 @@
 import type { Provider, ProviderRegistry } from './types.js';
 import { anthropicProvider } from './anthropic/index.js';
+import { bedrockProvider } from './bedrock/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { localProvider } from './local/index.js';
 import { openaiProvider } from './openai/index.js';
@@ -12,6 +13,7 @@ const BUILT_IN = [
   localProvider,
   openaiResponsesProvider,
   geminiProvider,
+  bedrockProvider,
 ] as const;
 
 /** The built-in provider kinds (the config's provider `type`s). */

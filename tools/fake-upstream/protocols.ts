@@ -1,8 +1,11 @@
+import { bedrockCall, bedrockErrorType } from './bedrock.js';
+
 /** The wire protocols the fake upstream speaks, by request path. */
-export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'google-gemini';
+export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'google-gemini' | 'bedrock';
 
 export function protocolForPath(pathname: string): WireProtocol | undefined {
   if (geminiCall(pathname)) return 'google-gemini';
+  if (bedrockCall(pathname)) return 'bedrock';
   if (pathname.endsWith('/chat/completions')) return 'openai-chat';
   if (pathname.endsWith('/messages')) return 'anthropic-messages';
   if (pathname.endsWith('/responses')) return 'openai-responses';
@@ -29,6 +32,8 @@ export function errorBody(protocol: WireProtocol, status: number, message?: stri
   const [anthropicType, openaiType, openaiCode] = errorTypes(status);
   const text = message ?? `fake upstream error ${status}`;
   if (protocol === 'google-gemini') return { error: { code: status, message: text, status: GOOGLE_STATUS[status] ?? 'UNKNOWN' } };
+  // Bedrock's type travels in the x-amzn-errortype header (bedrockErrorHeaders); the body is the message.
+  if (protocol === 'bedrock') return { message: message ?? `fake upstream ${bedrockErrorType(status)}` };
   if (protocol === 'anthropic-messages') {
     return { type: 'error', error: { type: anthropicType, message: text }, request_id: 'req_fake' };
   }

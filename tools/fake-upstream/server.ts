@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agentTurn } from './agent.js';
+import { bedrockCall, bedrockErrorHeaders, bedrockErrorType, checkBedrockAuth, corruptFrame, EVENT_STREAM_TYPE, sseToChunks, type AwsCredentials, type BedrockCall } from './bedrock.js';
 import { generateEvents, generateJson } from './generate.js';
 import { errorBody, geminiCall, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
@@ -41,6 +42,11 @@ export interface FakeUpstreamOptions {
   port?: number;
   host?: string;
   scenario?: Scenario | string;
+  /**
+   * Bedrock calls must carry a well-formed SigV4 `Authorization` (or a Bearer API key); with these
+   * credentials the signature is also computed again and must match (else 403, as AWS answers).
+   */
+  awsCredentials?: AwsCredentials;
 }
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -59,12 +65,14 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
+    const bytes = await readBody(req);
+    const raw = bytes.toString('utf8');
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    // Gemini names the model and streaming in the path: the rest of the fake reads them from the body.
+    // Gemini and Bedrock name the model and streaming in the path: the rest of the fake reads them from the body.
     const gemini = geminiCall(pathname);
+    const bedrock = bedrockCall(pathname);
     const body = parseJson(raw);
-    const view = gemini && isObject(body) ? geminiView(body, gemini) : body;
+    const view = gemini && isObject(body) ? geminiView(body, gemini) : bedrock && isObject(body) ? bedrockView(body, bedrock) : body;
     const scenario = pickScenario(req, view);
     const record: RecordedRequest = {
       method: req.method ?? 'GET', path: pathname, headers: req.headers, body,
@@ -77,6 +85,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     });
     const protocol = protocolForPath(pathname);
     if (req.method !== 'POST' || !protocol) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
+    if (bedrock) {
+      const refused = await checkBedrockAuth({ method: req.method, url: req.url ?? '/', headers: req.headers, body: bytes }, opts.awsCredentials);
+      if (refused) return sendJson(res, refused.status, { message: refused.message }, bedrockErrorHeaders(refused.type));
+    }
     await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers);
   }
 
@@ -94,27 +106,29 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       const status = s.status ?? 500;
       const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
       const echoed = s.echoCredentials ? `request refused; it came with authorization=${headers.authorization ?? ''} x-api-key=${headers['x-api-key'] ?? ''}` : undefined;
-      return sendJson(res, status, errorBody(protocol, status, echoed), retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+      return sendJson(res, status, errorBody(protocol, status, echoed), { ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }), ...errorHeaders(protocol, status) });
     }
     const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(protocol, body, s.maxOutputTokens);
-    if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge));
-    let events: string[];
+    if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge), errorHeaders(protocol, 400));
+    // Bedrock's InvokeModel carries Anthropic's body and events: generated answers are Anthropic's.
+    const generatedAs: WireProtocol = protocol === 'bedrock' ? 'anthropic-messages' : protocol;
+    let events: Array<string | Uint8Array>;
     if (s.script || s.transcript) {
       const replay = s.script ? loadScript(s.script, protocol) : loadTranscript(s.transcript!, protocol);
-      if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body);
-      events = replay.events;
+      if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body, replay.status >= 300 ? errorHeaders(protocol, replay.status) : {});
+      events = replay.kind === 'frames' ? replay.frames : replay.events;
     } else {
       const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
-      const answer = s.agent ? agentTurn(protocol, body) : undefined;
-      const gen = { protocol, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false, answer };
+      const answer = s.agent ? agentTurn(generatedAs, body) : undefined;
+      const gen = { protocol: generatedAs, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false, answer };
       if (body.stream !== true) return sendGenerated(res, generateJson(gen), words, s);
-      events = generateEvents(gen);
+      events = protocol === 'bedrock' ? sseToChunks(generateEvents(gen)) : generateEvents(gen);
     }
     if (s.malformed) {
       const at = typeof s.malformed === 'number' ? s.malformed : 1;
-      events = [...events.slice(0, at), malformedEvent(protocol), ...events.slice(at)];
+      events = [...events.slice(0, at), protocol === 'bedrock' ? corruptFrame() : malformedEvent(protocol), ...events.slice(at)];
     }
-    await streamEvents(res, events, s);
+    await streamEvents(res, events, s, protocol === 'bedrock' ? EVENT_STREAM_TYPE : 'text/event-stream');
   }
 
   function shouldFail(s: Scenario): boolean {
@@ -165,8 +179,8 @@ async function sendGenerated(res: ServerResponse, json: unknown, words: number, 
   sendRaw(res, 200, 'application/json', s.malformed || s.endAfterEvents !== undefined ? text.slice(0, text.length >> 1) : text);
 }
 
-async function streamEvents(res: ServerResponse, events: string[], s: Scenario): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+async function streamEvents(res: ServerResponse, events: Array<string | Uint8Array>, s: Scenario, contentType: string): Promise<void> {
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   for (let i = 0; i < events.length; i++) {
     if (s.hangAfterEvents !== undefined && i >= s.hangAfterEvents) return; // silent, open, until the client leaves
@@ -207,6 +221,17 @@ function ceilingRefusal(protocol: WireProtocol, body: Record<string, unknown>, m
   return `max_tokens is too large: ${asked}. This model supports at most ${max} completion tokens, whereas you provided ${asked}.`;
 }
 
+/** A Bedrock body as the rest of the fake reads bodies: `model` and `stream` from the path (InvokeModel's body is Anthropic's otherwise). */
+function bedrockView(body: Record<string, unknown>, call: BedrockCall): Record<string, unknown> {
+  const inference = isObject(body.inferenceConfig) ? body.inferenceConfig : {};
+  return { ...body, model: call.model, stream: call.stream, ...(typeof inference.maxTokens === 'number' ? { max_tokens: inference.maxTokens } : {}) };
+}
+
+/** Headers an error answer carries besides its body: Bedrock's error type. */
+function errorHeaders(protocol: WireProtocol, status: number): Record<string, string> {
+  return protocol === 'bedrock' ? bedrockErrorHeaders(bedrockErrorType(status)) : {};
+}
+
 /** A Gemini body as the rest of the fake reads bodies: `model`, `stream` and `max_tokens` at the top. */
 function geminiView(body: Record<string, unknown>, call: { model: string; stream: boolean }): Record<string, unknown> {
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
@@ -222,10 +247,10 @@ function sendRaw(res: ServerResponse, status: number, type: string, text: string
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function parseJson(text: string): unknown {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRANSCRIPTS_DIR } from '../reference.js';
+import { recordedFrames, scriptFrames } from './bedrock.js';
 import type { WireProtocol } from './protocols.js';
 
 /** Where recorded transcripts live: the reference folder's `transcripts/` (not part of the repository). */
@@ -16,12 +17,15 @@ export function scriptsDir(): string {
 
 export type Replay =
   | { kind: 'sse'; events: string[] }
+  /** Bedrock's binary event stream, one entry per frame. */
+  | { kind: 'frames'; frames: Uint8Array[] }
   | { kind: 'json'; status: number; body: string };
 
 const cache = new Map<string, Replay>();
 
 /**
- * Load a transcript as a list of SSE event texts (each ending in a blank line) or a JSON body.
+ * Load a transcript as a list of SSE event texts (each ending in a blank line), Bedrock
+ * event-stream frames (`.eventstream`, and `.jsonl` under `bedrock/`), or a JSON body.
  * `.jsonl` lines become `data:` events; Anthropic and Responses ones get `event: <type>`, chat
  * ones end with `data: [DONE]`. `error-<status>-*.json` files are served with that status.
  */
@@ -37,10 +41,18 @@ export function loadScript(name: string, fallback: WireProtocol): Replay {
 function load(file: string, fallback: WireProtocol): Replay {
   const hit = cache.get(file);
   if (hit) return hit;
-  const text = readFileSync(file, 'utf8');
   const protocol = protocolOf(file) ?? fallback;
+  if (file.endsWith('.eventstream')) {
+    const replay: Replay = { kind: 'frames', frames: recordedFrames(file) };
+    cache.set(file, replay);
+    return replay;
+  }
+  const text = readFileSync(file, 'utf8');
   let replay: Replay;
-  if (file.endsWith('.sse')) {
+  if (protocol === 'bedrock' && file.endsWith('.jsonl')) {
+    // Anthropic events as InvokeModel chunks, or `{"<event-type>": payload}` frames (bedrock.ts).
+    replay = { kind: 'frames', frames: scriptFrames(text) };
+  } else if (file.endsWith('.sse')) {
     replay = { kind: 'sse', events: splitSse(text, protocol === 'google-gemini') };
   } else if (file.endsWith('.array.json')) {
     // Gemini's JSON-array stream: served as the `alt=sse` stream of the same responses.
@@ -57,13 +69,14 @@ function load(file: string, fallback: WireProtocol): Replay {
 
 function resolveFile(name: string, dir: string): string {
   const base = path.isAbsolute(name) ? name : path.join(dir, name);
-  for (const candidate of [base, `${base}.sse`, `${base}.jsonl`, `${base}.json`]) {
+  for (const candidate of [base, `${base}.sse`, `${base}.jsonl`, `${base}.json`, `${base}.eventstream`]) {
     if (existsSync(candidate) && !candidate.endsWith('/')) return candidate;
   }
   throw new Error(`fake-upstream: no file '${name}' under ${dir}`);
 }
 
 function protocolOf(file: string): WireProtocol | undefined {
+  if (file.includes(`${path.sep}bedrock${path.sep}`)) return 'bedrock';
   if (file.includes('anthropic-messages')) return 'anthropic-messages';
   if (file.includes('openai-chat')) return 'openai-chat';
   if (file.includes('openai-responses')) return 'openai-responses';

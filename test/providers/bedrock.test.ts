@@ -1,0 +1,266 @@
+/**
+ * The Bedrock provider over real HTTP against the fake upstream speaking Bedrock (binary event
+ * stream, SigV4 checked and, with the test credentials, verified): InvokeModel for Anthropic
+ * models streamed and not, the body it sends, Bedrock's errors and in-stream exceptions as typed
+ * GatewayErrors, and every recorded InvokeModel transcript of the reference folder (when present).
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError, type Message, type Request, type StreamEvent } from '../../src/ir/index.js';
+import { bedrockProvider } from '../../src/providers/bedrock/index.js';
+import { encodeInvokeRequest } from '../../src/providers/bedrock/encode-request.js';
+import { readEventStream } from '../../src/providers/bedrock/read-event-stream.js';
+import { resetCredentialChains, sigV4Signer } from '../../src/providers/bedrock/sign-request.js';
+import { closeAgents } from '../../src/providers/transport/index.js';
+import type { ProviderConfig } from '../../src/providers/types.js';
+import { chunkFrame, corruptFrame, exceptionFrame } from '../../tools/fake-upstream/bedrock.js';
+import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { REFERENCE_PRESENT, reportSkippedWithoutReference } from '../support/reference.js';
+import { TRANSCRIPTS, assertWellFormed, baseRequest, collect, drainSettled, makeCall } from './helpers.js';
+
+const CREDENTIALS = { accessKeyId: 'AKIASWITCHYARDTEST01', secretAccessKey: 'switchyard/test/secret/key/0123456789abcdef', sessionToken: 'switchyard-session-token' };
+const MODEL = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+const saved: Record<string, string | undefined> = {};
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken, AWS_PROFILE: undefined, AWS_EC2_METADATA_DISABLED: 'true' };
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetCredentialChains();
+  fake = await startFakeUpstream({ awsCredentials: CREDENTIALS });
+});
+afterAll(async () => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetCredentialChains();
+  await closeAgents();
+  await fake.close();
+});
+
+let seq = 0;
+function bedrockConfig(scenario: string, over: Partial<ProviderConfig> = {}): ProviderConfig {
+  return {
+    id: `bedrock-test-${seq++}`,
+    type: 'bedrock',
+    baseUrl: fake.url,
+    headers: { 'x-fake-scenario': scenario },
+    timeouts: { connectMs: 2_000, firstByteMs: 5_000, idleMs: 5_000, responseMs: 5_000 },
+    maxRetries: 0,
+    options: { region: 'eu-west-1' },
+    ...over,
+  };
+}
+
+async function run(scenario: string, stream = true, request: Partial<Request> = {}, over: Partial<ProviderConfig> = {}) {
+  fake.reset();
+  const call = makeCall(bedrockConfig(scenario, over), { request: { stream, ...request }, target: { upstreamModel: MODEL } });
+  return drainSettled(bedrockProvider, call);
+}
+
+const eventLine = ({ type, ...rest }: StreamEvent) => `${type} ${JSON.stringify(rest)}`;
+const authOf = (i = 0) => String(fake.requests[i].headers.authorization);
+
+describe('the Bedrock provider on InvokeModel', () => {
+  it('streams text from invoke-with-response-stream, signed with SigV4 for service bedrock in its region', async () => {
+    const { events, error } = await run('script:bedrock/invoke-stream-text');
+    expect(error).toBeUndefined();
+    assertWellFormed(events);
+    const req = fake.requests[0];
+    expect(req.path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
+    expect(authOf()).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASWITCHYARDTEST01\/\d{8}\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/);
+    expect(req.headers['x-amz-security-token']).toBe(CREDENTIALS.sessionToken);
+    expect(req.headers.accept).toBe('application/vnd.amazon.eventstream');
+    const c = collect(events);
+    expect(c.content).toEqual([{ type: 'text', text: 'Switchyard signs every request to Bedrock.' }]);
+    expect(c.finish).toEqual({ unified: 'stop', raw: 'end_turn' });
+    expect(c.usage).toEqual({ input: { noCache: 14, cacheRead: 0, cacheWrite: 0 }, output: { total: 9, reasoning: 0 } });
+    expect(c.id).toBe('msg_bdrk_01SwitchyardText');
+  });
+
+  it('sends the Messages body with anthropic_version bedrock-2023-05-31 and no model or stream', async () => {
+    await run('script:bedrock/invoke-stream-text', true, {
+      system: [{ type: 'text', text: 'Be brief.' }],
+      maxTokens: 300,
+      ext: { anthropic: { top_k: 5, metadata: { user_id: 'u1' }, serverTools: [{ type: 'web_search_20250305', name: 'web_search' }] } },
+      passHeaders: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+    });
+    expect(fake.requests[0].body).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      top_k: 5,
+      max_tokens: 300,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+      anthropic_beta: ['interleaved-thinking-2025-05-14'],
+    });
+  });
+
+  it('asks invoke for a non-streamed call and reads the Anthropic message with parallel tool calls', async () => {
+    const { events } = await run('script:bedrock/invoke-tool-use-parallel', false);
+    expect(fake.requests[0].path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke');
+    expect(fake.requests[0].headers.accept).toBe('application/json');
+    const c = collect(events);
+    expect(c.content.filter((p) => p.type === 'tool-call')).toEqual([
+      { type: 'tool-call', id: 'toolu_bdrk_01Weather', name: 'get_weather', arguments: '{"location":"Paris"}' },
+      { type: 'tool-call', id: 'toolu_bdrk_01Time', name: 'get_time', arguments: '{}' },
+    ]);
+    expect(c.finish).toEqual({ unified: 'tool-calls', raw: 'tool_use' });
+  });
+
+  it('streams parallel tool calls with split arguments and the cache split of the usage', async () => {
+    const { events } = await run('script:bedrock/invoke-stream-tool-use-parallel');
+    assertWellFormed(events);
+    const c = collect(events);
+    expect(c.content).toEqual([
+      { type: 'text', text: 'Checking both.' },
+      { type: 'tool-call', id: 'toolu_bdrk_01Weather', name: 'get_weather', arguments: '{"location": "Paris"}' },
+      { type: 'tool-call', id: 'toolu_bdrk_01Time', name: 'get_time', arguments: '{}' },
+    ]);
+    expect(c.usage).toEqual({ input: { noCache: 50, cacheRead: 100, cacheWrite: 20 }, output: { total: 42, reasoning: 0 } });
+  });
+
+  it('streams signed thinking whose signature goes back to Bedrock byte for byte', async () => {
+    const { events } = await run('script:bedrock/invoke-stream-thinking', true, { reasoning: { enabled: true, budgetTokens: 2048 }, maxTokens: 4096 });
+    expect(events.map(eventLine)).toMatchSnapshot();
+    expect(fake.requests[0].body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 4096 });
+    const answer: Message = { role: 'assistant', content: collect(events).content };
+    const body = encodeInvokeRequest(baseRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Capital of France?' }] }, answer] }), makeCall(bedrockConfig('')).target);
+    expect((body.messages as Array<{ content: unknown }>)[1].content).toEqual([
+      { type: 'thinking', thinking: 'The user asks for the capital of France. It is Paris.', signature: 'EqQBCkgIBRABGAIiQBedrockSignedThinkingForSwitchyardTests+/==' },
+      { type: 'text', text: 'The capital of France is Paris.' },
+    ]);
+  });
+
+  it('sends a Bedrock API key as a bearer token instead of signing', async () => {
+    const { error } = await run('script:bedrock/invoke-stream-text', true, {}, { apiKey: 'ABSKbedrock-api-key' });
+    expect(error).toBeUndefined();
+    expect(authOf()).toBe('Bearer ABSKbedrock-api-key');
+    expect(fake.requests[0].headers['x-amz-date']).toBeUndefined();
+  });
+
+  it('a signature made with the wrong secret is refused by the fake, which computes it again: a permission error', async () => {
+    const secret = process.env.AWS_SECRET_ACCESS_KEY;
+    process.env.AWS_SECRET_ACCESS_KEY = 'not-the-secret';
+    try {
+      const { error } = await run('script:bedrock/invoke-stream-text');
+      expect(error).toBeInstanceOf(GatewayError);
+      const e = error as GatewayError;
+      expect({ status: e.status, code: e.code, retryable: e.retryable }).toEqual({ status: 401, code: 'InvalidSignatureException', retryable: false });
+    } finally {
+      process.env.AWS_SECRET_ACCESS_KEY = secret;
+    }
+  });
+
+  it('the signature covers the exact body bytes, the escaped model path and the host', async () => {
+    const sign = sigV4Signer(bedrockConfig(''), () => new Date('2026-11-26T23:30:00Z'));
+    const request = { url: 'https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-v2%3A1/invoke', headers: { 'content-type': 'application/json' }, body: '{"a":1}' };
+    const one = await sign(request);
+    expect(one['x-amz-date']).toBe('20261126T233000Z');
+    expect(one.authorization).toMatch(/Credential=AKIASWITCHYARDTEST01\/20261126\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token, /);
+    expect((await sign({ ...request, body: '{"a":2}' })).authorization).not.toBe(one.authorization);
+    expect((await sign({ ...request, url: request.url.replace('%3A1', '%3A2') })).authorization).not.toBe(one.authorization);
+    expect((await sign(request)).authorization).toBe(one.authorization);
+  });
+
+  it.each([
+    ['script:bedrock/error-429-throttling', 429, 'rate_limit', true, 'ThrottlingException'],
+    ['script:bedrock/error-400-validation', 400, 'invalid_request', false, 'ValidationException'],
+    ['script:bedrock/error-403-access-denied', 403, 'permission', false, 'AccessDeniedException'],
+    ['script:bedrock/error-424-model-error', 502, 'bad_gateway', true, 'ModelErrorException'],
+    ['status:404', 404, 'not_found', false, 'ResourceNotFoundException'],
+    ['status:503', 503, 'unavailable', true, 'ServiceUnavailableException'],
+    ['status:500', 500, 'api_error', true, 'InternalServerException'],
+  ])('maps %s to a typed error', async (scenario, status, kind, retryable, code) => {
+    const { error } = await run(scenario);
+    expect(error).toBeInstanceOf(GatewayError);
+    const e = error as GatewayError;
+    expect({ status: e.status, kind: e.kind, retryable: e.retryable, code: e.code }).toEqual({ status, kind, retryable, code });
+  });
+
+  it('a 429 ThrottlingException is retried with the retry-after, then succeeds', async () => {
+    const { events, error } = await run('{"status":429,"failTimes":1,"retryAfter":0}', true, {}, { maxRetries: 1 });
+    expect(error).toBeUndefined();
+    expect(fake.requests).toHaveLength(2);
+    expect(collect(events).finish?.unified).toBe('stop');
+    // Each try is signed again.
+    expect(authOf(0)).toMatch(/^AWS4-HMAC-SHA256 /);
+    expect(authOf(1)).toMatch(/^AWS4-HMAC-SHA256 /);
+  });
+
+  it('an exception frame after output is a typed error after the text it followed', async () => {
+    const { events, error } = await run('script:bedrock/invoke-stream-exception');
+    expect(events.map((e) => e.type)).toEqual(['start', 'text-start', 'text-delta']);
+    const e = error as GatewayError;
+    expect(e).toBeInstanceOf(GatewayError);
+    expect({ status: e.status, kind: e.kind, retryable: e.retryable, code: e.code, message: e.message }).toEqual({
+      status: 502, kind: 'bad_gateway', retryable: true, code: 'ModelStreamErrorException', message: 'Model stream error: the model stopped responding.',
+    });
+  });
+
+  it('a throttlingException frame before any output is a retryable rate limit', async () => {
+    const { events, error } = await run('script:bedrock/invoke-stream-throttled');
+    expect(events).toEqual([]);
+    const e = error as GatewayError;
+    expect({ status: e.status, kind: e.kind, retryable: e.retryable, code: e.code }).toEqual({ status: 429, kind: 'rate_limit', retryable: true, code: 'ThrottlingException' });
+  });
+
+  it('a frame with a bad CRC is a bad_gateway error', async () => {
+    const { error } = await run('script:bedrock/invoke-stream-text?malformed=2');
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).kind).toBe('bad_gateway');
+    expect((error as GatewayError).message).toMatch(/malformed event stream/);
+  });
+
+  it('a stream cut mid-frame is an error, never a finish', async () => {
+    const { error } = await run('script:bedrock/invoke-stream-text?endAfterEvents=4');
+    expect((error as GatewayError).kind).toBe('bad_gateway');
+  });
+});
+
+describe('readEventStream: frames split anywhere', () => {
+  it('reassembles frames split at every byte and keeps exception frames apart', async () => {
+    const bytes = Buffer.concat([chunkFrame({ type: 'ping' }), exceptionFrame('validationException', 'bad')]);
+    async function* oneByteAtATime() {
+      for (const b of bytes) yield new Uint8Array([b]);
+    }
+    const out = [];
+    for await (const ev of readEventStream(oneByteAtATime())) out.push(ev);
+    expect(out).toEqual([
+      { event: 'chunk', data: JSON.stringify({ bytes: Buffer.from('{"type":"ping"}').toString('base64') }) },
+      { event: 'exception:validationException', data: '{"message":"bad"}' },
+    ]);
+  });
+
+  it('refuses a frame whose CRC is wrong', async () => {
+    async function* one() {
+      yield corruptFrame();
+    }
+    await expect(async () => {
+      for await (const _ of readEventStream(one())) void _;
+    }).rejects.toThrow(/malformed event stream/);
+  });
+});
+
+reportSkippedWithoutReference('the recorded Bedrock InvokeModel transcripts replayed by the Bedrock provider');
+describe.skipIf(!REFERENCE_PRESENT)('the Bedrock provider replays every recorded InvokeModel transcript over HTTP', () => {
+  const dir = path.join(TRANSCRIPTS, 'bedrock');
+  const files = REFERENCE_PRESENT ? readdirSync(dir).filter((f) => f.startsWith('invoke-') && !f.endsWith('.request.json')).sort() : [];
+  it.each(files)('%s', async (file) => {
+    const { events, error } = await run(`transcript:bedrock/${file}`, file.endsWith('.eventstream'));
+    expect(error).toBeUndefined();
+    assertWellFormed(events);
+    expect(events.map(eventLine)).toMatchSnapshot();
+  });
+
+  it('error-400-validation.json: the type from x-amzn-errortype', async () => {
+    const { error } = await run('transcript:bedrock/error-400-validation.json');
+    const e = error as GatewayError;
+    expect({ status: e.status, code: e.code, message: e.message }).toEqual({ status: 400, code: 'ValidationException', message: 'The provided model identifier is invalid.' });
+  });
+});
