@@ -1,0 +1,248 @@
+/**
+ * A Bedrock upstream through the real gateway, with the official SDKs of the three client
+ * protocols (openai chat, @anthropic-ai/sdk messages, openai Responses) against the fake upstream
+ * speaking Bedrock's InvokeModel (binary event stream; every request's SigV4 signature verified
+ * with the test credentials): streamed text, a parallel tool-call round trip, signed thinking
+ * carried back to Bedrock, throttling and in-stream exceptions in each client's own shape.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { bedrockCatalog, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
+import { timeTool, weatherTool } from '../support/chat-tools.js';
+import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+
+let started: FakeGateway | undefined;
+let restoreEnv: (() => void) | undefined;
+let fake: FakeUpstream;
+let gw: TestGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  restoreEnv = useTestAwsCredentials();
+  started = await startFakeGateway((f) => ({ catalog: bedrockCatalog(f) }), { awsCredentials: TEST_AWS_CREDENTIALS });
+  ({ fake, gw } = started);
+  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+});
+beforeEach(() => fake.reset());
+afterAll(async () => {
+  await started?.close();
+  restoreEnv?.();
+});
+
+const TEXT = 'Switchyard signs every request to Bedrock.';
+const THOUGHT = 'The user asks for the capital of France. It is Paris.';
+const SIGNATURE = 'EqQBCkgIBRABGAIiQBedrockSignedThinkingForSwitchyardTests+/==';
+const MODEL_PATH = '/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0';
+const sent = (i: number) => fake.requests[i].body as any;
+
+describe('chat clients (openai SDK) -> Bedrock', () => {
+  it('stream text with usage, from invoke-with-response-stream, signed', async () => {
+    fake.script('script:bedrock/invoke-stream-text');
+    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
+    let text = '';
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe(TEXT);
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 9 });
+    const req = fake.requests[0];
+    expect(req.path).toBe(`${MODEL_PATH}/invoke-with-response-stream`);
+    expect(req.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASWITCHYARDTEST01\/\d{8}\/eu-west-1\/bedrock\/aws4_request, /);
+    expect(req.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
+    expect(req.body).not.toHaveProperty('model');
+    expect(req.body).not.toHaveProperty('stream');
+  });
+
+  it('round-trip parallel tool calls with their Bedrock ids', async () => {
+    fake.script('script:bedrock/invoke-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
+    const first = await openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool] });
+    const calls = first.choices[0].message.tool_calls!.filter((c) => c.type === 'function');
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    expect(calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
+    expect(fake.requests[0].path).toBe(`${MODEL_PATH}/invoke`);
+    expect(sent(0).tools.map((t: any) => t.name)).toEqual(['get_weather', 'get_time']);
+
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: calls[1].id, content: '14:05' }, { role: 'tool', tool_call_id: calls[0].id, content: '18 C' });
+    const second = await openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool], stream: false });
+    expect(second.choices[0].message.content).toBe(TEXT);
+    const [, assistant, results] = sent(1).messages;
+    expect(assistant.content.filter((b: any) => b.type === 'tool_use').map((b: any) => [b.id, b.input])).toEqual([['toolu_bdrk_01Weather', { location: 'Paris' }], ['toolu_bdrk_01Time', {}]]);
+    expect(results.content.map((b: any) => [b.type, b.tool_use_id])).toEqual([['tool_result', 'toolu_bdrk_01Time'], ['tool_result', 'toolu_bdrk_01Weather']]);
+  });
+
+  it('stream thinking as reasoning_content with its signed block, which goes back to Bedrock byte for byte', async () => {
+    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    const messages: any[] = [{ role: 'user', content: 'Capital of France?' }];
+    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, reasoning_effort: 'low', messages });
+    let reasoning = '';
+    let text = '';
+    const blocks: any[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as any;
+      reasoning += delta?.reasoning_content ?? '';
+      text += delta?.content ?? '';
+      blocks.push(...(delta?.thinking_blocks ?? []));
+    }
+    expect(reasoning).toBe(THOUGHT);
+    expect(text).toBe('The capital of France is Paris.');
+    expect(blocks).toEqual([{ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE }]);
+    expect(sent(0).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+
+    messages.push({ role: 'assistant', content: text, thinking_blocks: blocks }, { role: 'user', content: 'Thanks!' });
+    await openai.chat.completions.create({ model: 'bd', reasoning_effort: 'low', messages, stream: true }).then(async (s) => {
+      for await (const _ of s) void _;
+    });
+    expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
+  });
+
+  it("Bedrock's 429 ThrottlingException reaches chat clients as a rate limit", async () => {
+    fake.script('script:bedrock/error-429-throttling');
+    const limited = await openai.chat.completions.create({ model: 'bd', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((limited as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: 'Too many requests, please wait before trying again.', code: 'ThrottlingException' });
+  });
+
+  it('an exception frame after text is an in-stream error chunk', async () => {
+    fake.script('script:bedrock/invoke-stream-exception');
+    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    let text = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(text).toBe('Switchyard signs');
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(String((failure as Error).message)).toContain('Model stream error');
+  });
+});
+
+describe('messages clients (@anthropic-ai/sdk) -> Bedrock', () => {
+  it('stream text', async () => {
+    fake.script('script:bedrock/invoke-stream-text');
+    const final = await anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: TEXT })]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 14, output_tokens: 9 });
+    expect(sent(0).max_tokens).toBe(300);
+  });
+
+  it('round-trip parallel tool calls, streamed', async () => {
+    fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
+      { name: 'get_time', input_schema: { type: 'object', properties: {} } },
+    ];
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
+    const first = await anthropic.messages.stream({ model: 'bd', max_tokens: 300, tools, messages: [question] }).finalMessage();
+    expect(first.stop_reason).toBe('tool_use');
+    const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+    expect(uses.map((u) => [u.id, u.name, u.input])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
+    expect(first.usage).toMatchObject({ input_tokens: 50, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 42 });
+    const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
+    const second = await anthropic.messages.create({ model: 'bd', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }], stream: false });
+    expect(second.content).toMatchObject([{ type: 'text', text: TEXT }]);
+    expect(sent(1).messages[2].content.map((b: any) => b.tool_use_id)).toEqual(['toolu_bdrk_01Weather', 'toolu_bdrk_01Time']);
+  });
+
+  it('stream signed thinking, and send the block back unchanged; betas go in the body', async () => {
+    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Capital of France?' };
+    const final = await anthropic.messages
+      .stream({ model: 'bd', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [question] }, { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } })
+      .finalMessage();
+    expect(final.content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
+    expect(sent(0)).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, anthropic_beta: ['interleaved-thinking-2025-05-14'] });
+    await anthropic.messages.create({ model: 'bd', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [question, { role: 'assistant', content: final.content }, { role: 'user', content: 'Thanks!' }] });
+    expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
+  });
+
+  it('a 429 comes back as rate_limit_error, a 400 ValidationException as invalid_request_error', async () => {
+    fake.script('script:bedrock/error-429-throttling');
+    const err = await anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    fake.script('script:bedrock/error-400-validation');
+    const bad = await anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((bad as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: 'The provided model identifier is invalid.' } });
+  });
+
+  it('a streamed exception frame after text is an error event', async () => {
+    fake.script('script:bedrock/invoke-stream-exception');
+    const stream = anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] });
+    let text = '';
+    stream.on('text', (t) => (text += t));
+    const err = await stream.finalMessage().catch((e: unknown) => e);
+    expect(text).toBe('Switchyard signs');
+    expect(err).toBeInstanceOf(Error);
+    expect(String((err as Error).message)).toContain('Model stream error');
+  });
+});
+
+describe('Responses clients (openai SDK) -> Bedrock', () => {
+  it('stream text', async () => {
+    fake.script('script:bedrock/invoke-stream-text');
+    const stream = await openai.responses.create({ model: 'bd', input: 'Hello', stream: true });
+    let text = '';
+    let last: any;
+    for await (const ev of stream) {
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      last = ev;
+    }
+    expect(text).toBe(TEXT);
+    expect(last.type).toBe('response.completed');
+    expect(last.response.usage).toMatchObject({ input_tokens: 14, output_tokens: 9 });
+  });
+
+  it('round-trip parallel tool calls', async () => {
+    fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    const tools = [weatherTool, timeTool].map((t) => ({ type: 'function' as const, name: t.function.name, parameters: t.function.parameters, strict: false }));
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
+    const stream = await openai.responses.create({ model: 'bd', input, tools, stream: true });
+    let final: any;
+    for await (const ev of stream) if (ev.type === 'response.completed') final = ev.response;
+    const calls = final.output.filter((o: any) => o.type === 'function_call');
+    expect(calls.map((c: any) => [c.call_id, c.name, JSON.parse(c.arguments)])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
+    const next = await openai.responses.create({
+      model: 'bd',
+      tools,
+      input: [...input, ...final.output, ...calls.map((c: any, i: number) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: `result ${i}` }))],
+    });
+    expect(next.output_text).toBe(TEXT);
+    expect(sent(1).messages[2].content.map((b: any) => [b.tool_use_id, b.content])).toEqual([
+      ['toolu_bdrk_01Weather', [{ type: 'text', text: 'result 0' }]],
+      ['toolu_bdrk_01Time', [{ type: 'text', text: 'result 1' }]],
+    ]);
+  });
+
+  it('stream thinking as a reasoning summary, its signature carried back in encrypted_content', async () => {
+    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    const stream = await openai.responses.create({ model: 'bd', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
+    let summary = '';
+    let final: any;
+    for await (const ev of stream) {
+      if (ev.type === 'response.reasoning_summary_text.delta') summary += ev.delta;
+      if (ev.type === 'response.completed') final = ev.response;
+    }
+    expect(summary).toBe(THOUGHT);
+    expect(final.output_text ?? final.output.at(-1).content[0].text).toBe('The capital of France is Paris.');
+    await openai.responses.create({ model: 'bd', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
+    expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
+  });
+
+  it('a 503 ServiceUnavailableException reaches Responses clients as a 503', async () => {
+    fake.script('status:503');
+    const down = await openai.responses.create({ model: 'bd', input: 'Hi' }).catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((down as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+  });
+});
