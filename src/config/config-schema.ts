@@ -2,6 +2,8 @@
  * JSON schema of the catalog config file (YAML). The minimal form scripts rely on:
  *   providers: { <id>: { type: openai | anthropic, base_url, api_key_env } }
  *   models: [ { id, provider, upstream_model } ]
+ * A model served in several places lists `deployments: [ { provider, upstream_model, ... } ]`
+ * instead of its provider and upstream model, and may choose a `routing: { strategy }`.
  * Everything else is optional with defaults (see load-config.ts and config/example.yaml).
  */
 import type { ProviderRegistry } from '../providers/types.js';
@@ -27,6 +29,29 @@ function providerOptionRules(registry: ProviderRegistry) {
     then: p.options ? { properties: { options: p.options.schema } } : { not: { required: ['options'] } },
   }));
 }
+
+const deployment = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['provider', 'upstream_model'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$' },
+    provider: { type: 'string' },
+    upstream_model: { type: 'string', minLength: 1 },
+    weight: { type: 'number', exclusiveMinimum: 0 },
+    price,
+    max_output_tokens: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+const routing = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    strategy: { enum: ['weighted', 'least_in_flight', 'lowest_latency'] },
+    session_affinity: { type: 'boolean' },
+  },
+} as const;
 
 /** The schema for a registry of provider kinds (a provider's `type` must be one of its keys). */
 export const configSchema = (registry: ProviderRegistry) => ({
@@ -68,11 +93,14 @@ export const configSchema = (registry: ProviderRegistry) => ({
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'provider', 'upstream_model'],
+        required: ['id'],
         properties: {
           id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' },
+          /** With upstream_model: the model's one deployment. Either both, or `deployments`. */
           provider: { type: 'string' },
           upstream_model: { type: 'string', minLength: 1 },
+          deployments: { type: 'array', minItems: 1, items: deployment },
+          routing,
           display_name: { type: 'string' },
           price,
           /** Served without a price on purpose (a local server); otherwise a model must have a known price. */

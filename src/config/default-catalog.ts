@@ -16,8 +16,9 @@ export const LOCAL_PROVIDER: ProviderConfig = {
 export function defaultCatalog(): Catalog {
   const models = new Map<string, ModelEntry>();
   const aliases = new Map<string, string>();
-  for (const def of defaultLocalCatalog()) {
-    models.set(def.id, { ...def, provider: LOCAL_PROVIDER.id });
+  for (const { upstreamModel, ...def } of defaultLocalCatalog()) {
+    const deployment = { id: `${def.id}/0`, name: '0', provider: LOCAL_PROVIDER, upstreamModel, weight: 1, price: def.price, maxOutputTokens: def.maxOutputTokens };
+    models.set(def.id, { ...def, deployments: [deployment], routing: { strategy: 'weighted', sessionAffinity: true } });
     for (const alias of def.aliases) aliases.set(alias, def.id);
   }
   return { providers: new Map([[LOCAL_PROVIDER.id, LOCAL_PROVIDER]]), models, aliases };

@@ -41,8 +41,9 @@ describe('buildCatalog: the minimal form', () => {
     expect(c.providers.get('openai')).toMatchObject({ type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-o', maxRetries: 2, headers: {} });
     expect(c.providers.get('anthropic')).toMatchObject({ apiKey: 'sk-a', timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, responseMs: 600_000 } });
     expect(c.models.get('claude')).toMatchObject({
-      provider: 'anthropic',
-      upstreamModel: 'claude-sonnet-4-5',
+      // One deployment, named "0": the model's provider and upstream model.
+      deployments: [{ id: 'claude/0', name: '0', provider: { id: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', weight: 1 }],
+      routing: { strategy: 'weighted', sessionAffinity: true },
       // Not configured: the price table's, for this model at Anthropic's URL.
       price: { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n },
       contextWindow: 200_000,
@@ -179,7 +180,7 @@ describe('buildCatalog: invalid config names the bad entry', () => {
   it('missing upstream_model', () => {
     const doc = minimal();
     delete doc.models[0].upstream_model;
-    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\) must have required property 'upstream_model'/);
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\): a model needs provider and upstream_model, or a list of deployments/);
   });
 
   it('an alias that collides with a model id', () => {
@@ -242,7 +243,7 @@ describe('loadConfigFile', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-config-'));
     const file = path.join(dir, 'c.yaml');
     writeFileSync(file, 'providers:\n  o: {type: openai, base_url: "http://127.0.0.1:8000/v1"}\nmodels:\n  - {id: m, provider: o, upstream_model: qwen, free: true}\n');
-    expect(loadConfigFile(file, {}).models.get('m')?.upstreamModel).toBe('qwen');
+    expect(loadConfigFile(file, {}).models.get('m')?.deployments[0].upstreamModel).toBe('qwen');
     writeFileSync(file, 'providers: [unclosed');
     expect(() => loadConfigFile(file, {})).toThrow(/is not valid YAML/);
     expect(() => loadConfigFile(path.join(dir, 'missing.yaml'), {})).toThrow(/cannot read config/);
@@ -307,5 +308,80 @@ describe('model-name patterns', () => {
     twice.models[0].patterns = ['claude-*'];
     twice.models[1].patterns = ['claude-*'];
     expect(errorOf(twice)).toMatch(/pattern "claude-\*" of model "claude" is already a pattern of model "gpt"/);
+  });
+});
+
+describe('buildCatalog: deployments', () => {
+  /** claude served directly and through a second Anthropic account, with a price of its own. */
+  function twoAccounts(): any {
+    const doc = minimal();
+    doc.providers.anthropic_b = { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY' };
+    doc.models[1] = {
+      id: 'claude',
+      price: { input: '3', output: '15' },
+      routing: { strategy: 'least_in_flight' },
+      deployments: [
+        { provider: 'anthropic', upstream_model: 'claude-sonnet-4-5', weight: 3 },
+        { name: 'second', provider: 'anthropic_b', upstream_model: 'claude-sonnet-4-5-20250929', price: { input: '4', output: '20' }, max_output_tokens: 8000 },
+      ],
+    };
+    return doc;
+  }
+
+  it('reads each deployment: id <model>/<name> (name defaults to the index), weight (default 1), its own price and ceiling, else the model\'s', () => {
+    const claude = buildCatalog(twoAccounts(), env).models.get('claude')!;
+    expect(claude.routing).toEqual({ strategy: 'least_in_flight', sessionAffinity: true });
+    expect(claude.deployments).toMatchObject([
+      { id: 'claude/0', name: '0', provider: { id: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', weight: 3, price: { input: 3000n, output: 15000n } },
+      { id: 'claude/second', name: 'second', provider: { id: 'anthropic_b' }, upstreamModel: 'claude-sonnet-4-5-20250929', weight: 1, price: { input: 4000n, output: 20000n }, maxOutputTokens: 8000 },
+    ]);
+    expect(claude.deployments[0].maxOutputTokens).toBeUndefined();
+    // The models list shows the model's price.
+    expect(claude.price).toMatchObject({ input: 3000n, output: 15000n });
+  });
+
+  it('an unpriced deployment takes the price table\'s price for its own upstream model and provider', () => {
+    const doc = twoAccounts();
+    delete doc.models[1].price;
+    const claude = buildCatalog(doc, env).models.get('claude')!;
+    expect(claude.deployments[0].price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+    expect(claude.price).toEqual(claude.deployments[0].price);
+  });
+
+  it('an unpriced deployment is named when nothing knows its price', () => {
+    const doc = twoAccounts();
+    delete doc.models[1].price;
+    doc.providers.vllm = { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' };
+    doc.models[1].deployments.push({ name: 'house', provider: 'vllm', upstream_model: 'qwen' });
+    expect(errorOf(doc)).toMatch(/no price is known for this model:\n {2}model "claude" deployment "house" \(upstream model "qwen" at http:\/\/127.0.0.1:8000\/v1\)/);
+  });
+
+  it('errors name the model and the deployment', () => {
+    const unknown = twoAccounts();
+    unknown.models[1].deployments[1].provider = 'anthropic_c';
+    expect(errorOf(unknown)).toMatch(/models\[1\] \(id "claude"\)\.deployments\[1\] \(name "second"\): provider "anthropic_c" is not declared under providers/);
+    const twice = twoAccounts();
+    twice.models[1].deployments[1].name = '0';
+    expect(errorOf(twice)).toMatch(/models\[1\] \(id "claude"\)\.deployments\[1\] \(name "0"\): duplicate deployment name/);
+    const both = twoAccounts();
+    both.models[1].provider = 'anthropic';
+    expect(errorOf(both)).toMatch(/models\[1\] \(id "claude"\): a model with deployments names its provider and upstream_model in each deployment/);
+    const ceiling = twoAccounts();
+    ceiling.models[1].deployments[1].max_output_tokens = 300_000;
+    expect(errorOf(ceiling)).toMatch(/deployments\[1\] \(name "second"\): max_output_tokens exceeds context_window/);
+  });
+
+  it('the schema names bad weights, strategies, empty lists and unknown keys', () => {
+    const doc = twoAccounts();
+    doc.models[1].deployments[0].weight = 0;
+    doc.models[1].deployments[1].region = 'eu';
+    doc.models[1].routing.strategy = 'random';
+    const message = errorOf(doc);
+    expect(message).toMatch(/models\[1\] \(id "claude"\)\.deployments\[0\]\.weight must be > 0/);
+    expect(message).toMatch(/models\[1\] \(id "claude"\)\.deployments\[1\] must NOT have additional properties: "region"/);
+    expect(message).toMatch(/models\[1\] \(id "claude"\)\.routing\.strategy must be equal to one of the allowed values: "weighted", "least_in_flight", "lowest_latency"/);
+    const empty = twoAccounts();
+    empty.models[1].deployments = [];
+    expect(errorOf(empty)).toMatch(/deployments must NOT have fewer than 1 items/);
   });
 });

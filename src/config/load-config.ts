@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { providers as builtInProviders } from '../providers/registry.js';
 import type { Provider, ProviderConfig, ProviderRegistry } from '../providers/types.js';
-import { globRegex, type Catalog, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
+import { globRegex, type Catalog, type Deployment, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
 import { defaultLocalCatalog } from './local-models.js';
 import { usdPerMillionToNanosPerToken } from './money.js';
@@ -68,10 +68,9 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
   for (const [i, m] of (doc.models as Raw[]).entries()) {
     const where = `${source}: models[${i}] (id "${m.id}")`;
     if (models.has(m.id)) throw new ConfigError(`${where}: duplicate model id`);
-    if (!providers.has(m.provider)) throw new ConfigError(`${where}: provider "${m.provider}" is not declared under providers`);
-    models.set(m.id, buildModel(m, providers.get(m.provider)!, where));
+    models.set(m.id, buildModel(m, providers, where));
   }
-  refuseUnpriced([...models.values()], (doc.models as Raw[]), providers, source);
+  refuseUnpriced([...models.values()], source);
   const aliases = new Map<string, string>();
   for (const m of models.values()) {
     for (const alias of m.aliases) {
@@ -149,47 +148,103 @@ function buildPrice(p: Raw | undefined, where: string): Price {
 }
 
 /**
- * A model's price: the configured one always wins; else the built-in local model's (a `local`
- * provider), else the price table's for its upstream model at its provider's URL; `free: true`
- * says that none is wanted. Undefined: nothing is known (refused by refuseUnpriced).
+ * A deployment's price: its own configured one, else its model's configured one; `free: true`
+ * says that none is wanted; else the built-in local model's (a `local` provider), else the price
+ * table's for its upstream model at its provider's URL. Undefined: nothing is known (refused by
+ * refuseUnpriced).
  */
-function knownPrice(m: Raw, provider: ProviderConfig, where: string): { price: Price; contextWindow?: number } | undefined {
-  if (m.price) {
-    const price = buildPrice(m.price, where);
-    if (m.free) throw new ConfigError(`${where}: a model with a price cannot be free: true`);
-    return { price };
-  }
-  if (m.free) return { price: buildPrice(undefined, where) };
-  if (provider.type === 'local') return defaultLocalCatalog().find((d) => d.upstreamModel === m.upstream_model);
-  return tablePrice(provider.baseUrl, m.upstream_model);
+function knownPrice(m: Raw, d: RawDeployment, where: string): { price: Price; contextWindow?: number } | undefined {
+  const own = d.price ? buildPrice(d.price, d.where) : undefined;
+  const model = m.price ? buildPrice(m.price, where) : undefined;
+  if (model && m.free) throw new ConfigError(`${where}: a model with a price cannot be free: true`);
+  if (own && m.free) throw new ConfigError(`${d.where}: a deployment with a price cannot be on a model with free: true`);
+  const price = own ?? model ?? (m.free ? buildPrice(undefined, where) : undefined);
+  if (price) return { price };
+  if (d.provider.type === 'local') return defaultLocalCatalog().find((l) => l.upstreamModel === d.upstream_model);
+  return tablePrice(d.provider.baseUrl, d.upstream_model);
 }
 
-/** A model that would bill nothing without saying so stops the start, every such model named. */
-function refuseUnpriced(models: ModelEntry[], raw: Raw[], providers: Map<string, ProviderConfig>, source: string): void {
-  const unpriced = models.filter((m) => m.price === UNPRICED);
-  if (unpriced.length === 0) return;
-  const lines = unpriced.map((m) => {
-    const upstream = raw.find((r) => r.id === m.id)!;
-    return `model "${m.id}" (upstream model "${upstream.upstream_model}" at ${providers.get(m.provider)!.baseUrl})`;
-  });
+/** A model that would bill nothing without saying so stops the start, every such deployment named. */
+function refuseUnpriced(models: ModelEntry[], source: string): void {
+  const lines = models.flatMap((m) =>
+    m.deployments
+      .filter((d) => d.price === UNPRICED)
+      .map((d) => {
+        const named = m.deployments.length > 1 ? ` deployment "${d.name}"` : '';
+        return `model "${m.id}"${named} (upstream model "${d.upstreamModel}" at ${d.provider.baseUrl})`;
+      }),
+  );
+  if (lines.length === 0) return;
   throw new ConfigError(
-    `${source}: no price is known for ${unpriced.length === 1 ? 'this model' : 'these models'}:\n  ${lines.join('\n  ')}\n` +
+    `${source}: no price is known for ${lines.length === 1 ? 'this model' : 'these models'}:\n  ${lines.join('\n  ')}\n` +
       'Neither the config nor the price table (@pydantic/genai-prices, matched by upstream model and provider URL) has a price, ' +
       'and an unpriced model would be served for nothing. Give each a price: { input, output } (USD per million tokens), ' +
       'or free: true if it costs nothing (a local server).',
   );
 }
 
-/** Marks a model left without a price until refuseUnpriced reports every such model at once. */
+/** Marks a deployment left without a price until refuseUnpriced reports every such one at once. */
 const UNPRICED: Price = Object.freeze({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n });
 
-function buildModel(m: Raw, provider: ProviderConfig, where: string): ModelEntry {
-  const known = knownPrice(m, provider, where);
-  const price = known?.price ?? UNPRICED;
+/** A deployment as configured, its provider resolved; `where` names it in messages. */
+interface RawDeployment {
+  name: string;
+  provider: ProviderConfig;
+  upstream_model: string;
+  weight: number;
+  price?: Raw;
+  max_output_tokens?: number;
+  where: string;
+}
+
+/**
+ * A model's deployments as configured: its `deployments:` list, or the one its `provider` and
+ * `upstream_model` name (named "0", so a model moved to a list keeps its first deployment's id).
+ */
+function rawDeployments(m: Raw, providers: Map<string, ProviderConfig>, where: string): RawDeployment[] {
+  const providerOf = (id: string, at: string) => {
+    const p = providers.get(id);
+    if (!p) throw new ConfigError(`${at}: provider "${id}" is not declared under providers`);
+    return p;
+  };
+  if (!m.deployments) {
+    if (m.provider === undefined || m.upstream_model === undefined) {
+      throw new ConfigError(`${where}: a model needs provider and upstream_model, or a list of deployments`);
+    }
+    return [{ name: '0', provider: providerOf(m.provider, where), upstream_model: m.upstream_model, weight: 1, where }];
+  }
+  if (m.provider !== undefined || m.upstream_model !== undefined) {
+    throw new ConfigError(`${where}: a model with deployments names its provider and upstream_model in each deployment, not beside them`);
+  }
+  const names = new Set<string>();
+  return (m.deployments as Raw[]).map((d, j) => {
+    const name: string = d.name ?? String(j);
+    const at = `${where}.deployments[${j}] (name "${name}")`;
+    if (names.has(name)) throw new ConfigError(`${at}: duplicate deployment name`);
+    names.add(name);
+    return { name, provider: providerOf(d.provider, at), upstream_model: d.upstream_model, weight: d.weight ?? 1, price: d.price, max_output_tokens: d.max_output_tokens, where: at };
+  });
+}
+
+function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: string): ModelEntry {
+  const raws = rawDeployments(m, providers, where);
+  const known = raws.map((d) => knownPrice(m, d, where));
   // No invented maximum: an agent's default (Claude Code asks for 32000) must reach the upstream.
   const maxOutputTokens: number | undefined = m.max_output_tokens;
-  const contextWindow = m.context_window ?? known?.contextWindow ?? 200_000;
-  if (maxOutputTokens !== undefined && maxOutputTokens > contextWindow) throw new ConfigError(`${where}: max_output_tokens exceeds context_window`);
+  const contextWindow = m.context_window ?? known[0]?.contextWindow ?? 200_000;
+  const deployments: Deployment[] = raws.map((d, j) => {
+    const max: number | undefined = d.max_output_tokens ?? maxOutputTokens;
+    if (max !== undefined && max > contextWindow) throw new ConfigError(`${d.where}: max_output_tokens exceeds context_window`);
+    return {
+      id: `${m.id}/${d.name}`,
+      name: d.name,
+      provider: d.provider,
+      upstreamModel: d.upstream_model,
+      weight: d.weight,
+      price: known[j]?.price ?? UNPRICED,
+      ...(max !== undefined ? { maxOutputTokens: max } : {}),
+    };
+  });
   const fast = m.fast
     ? {
         model: m.fast.model,
@@ -204,9 +259,9 @@ function buildModel(m: Raw, provider: ProviderConfig, where: string): ModelEntry
   return {
     id: m.id,
     displayName: m.display_name ?? m.id,
-    provider: m.provider,
-    upstreamModel: m.upstream_model,
-    price,
+    deployments,
+    routing: { strategy: m.routing?.strategy ?? 'weighted', sessionAffinity: m.routing?.session_affinity ?? true },
+    price: m.price ? buildPrice(m.price, where) : deployments[0].price,
     contextWindow,
     maxOutputTokens,
     capabilities: { tools: true, reasoning: false, images: true, ...(m.capabilities ?? {}) },

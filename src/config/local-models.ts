@@ -1,11 +1,11 @@
 /**
- * The built-in local models as plain data; the catalog loader adds `provider` (a provider of
- * type 'local'). Prices are nanodollars per token ($3 per million = 3000n), shaped like
+ * The built-in local models as plain data; the catalog adds their one deployment on a provider
+ * of type 'local' (served as `upstreamModel`) and their routing. Prices are nanodollars per token ($3 per million = 3000n), shaped like
  * Claude's tiers so billing tests see realistic numbers.
  */
 import type { ModelEntry, Price } from '../routing/catalog.js';
 
-export type LocalModelDefinition = Omit<ModelEntry, 'provider'>;
+export type LocalModelDefinition = Omit<ModelEntry, 'deployments' | 'routing'> & { upstreamModel: string };
 
 /** 2025-01-01T00:00:00Z, a fixed date so the models list is stable. */
 const CREATED = 1735689600;

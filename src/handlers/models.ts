@@ -10,14 +10,14 @@ export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult
   const models = [...catalog.models.values()].filter((m) => (allowed ? allowed.has(m.id) : !m.hidden));
   if (wantsAnthropicShape(input)) {
     const { page, hasMore } = pageOf(models, input.query);
-    const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(catalog, m) }));
+    const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(m) }));
     return {
       kind: 'json',
       status: 200,
       body: { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
     };
   }
-  return { kind: 'json', status: 200, body: { object: 'list', data: models.map((m) => ({ ...openaiEntry(catalog, m), ...extras(catalog, m) })) } };
+  return { kind: 'json', status: 200, body: { object: 'list', data: models.map((m) => ({ ...openaiEntry(m), ...extras(m) })) } };
 }
 
 /** Anthropic's default page size for GET /v1/models. */
@@ -52,23 +52,23 @@ export function getModel(catalog: Catalog, input: HandlerInput): HandlerResult {
   const m = found && mayUse(input.auth?.allowedModels, found.id) ? found : undefined;
   // Errors take the caller's shape: the route picks Anthropic's when `anthropic-version` is sent.
   if (!m) throw new GatewayError('not_found', `model "${input.params.model_id}" is not in the catalog`, { param: 'model_id', code: 'model_not_found' });
-  const entry = wantsAnthropicShape(input) ? anthropicEntry(m) : openaiEntry(catalog, m);
-  return { kind: 'json', status: 200, body: { ...entry, ...extras(catalog, m) } };
+  const entry = wantsAnthropicShape(input) ? anthropicEntry(m) : openaiEntry(m);
+  return { kind: 'json', status: 200, body: { ...entry, ...extras(m) } };
 }
 
 function wantsAnthropicShape(input: HandlerInput): boolean {
   return input.headers['anthropic-version'] !== undefined;
 }
 
-function openaiEntry(catalog: Catalog, m: ModelEntry) {
-  return { id: m.id, object: 'model', created: m.created, owned_by: catalog.providers.get(m.provider)?.id ?? m.provider };
+function openaiEntry(m: ModelEntry) {
+  return { id: m.id, object: 'model', created: m.created, owned_by: m.deployments[0].provider.id };
 }
 
 function anthropicEntry(m: ModelEntry) {
   return { type: 'model', id: m.id, display_name: m.displayName, created_at: new Date(m.created * 1000).toISOString() };
 }
 
-function extras(catalog: Catalog, m: ModelEntry) {
+function extras(m: ModelEntry) {
   return {
     pricing: {
       input: toJsonNumber(m.price.input),
@@ -81,6 +81,6 @@ function extras(catalog: Catalog, m: ModelEntry) {
     max_output_tokens: m.maxOutputTokens,
     capabilities: m.capabilities,
     fast_variant: m.fast ? (m.fast.model ?? `${m.id} (${m.fast.serviceTier ? `service_tier ${m.fast.serviceTier}` : `speed ${m.fast.speed}`})`) : null,
-    provider: catalog.providers.get(m.provider)?.type ?? m.provider,
+    provider: m.deployments[0].provider.type,
   };
 }

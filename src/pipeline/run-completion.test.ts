@@ -86,13 +86,15 @@ const PROVIDER: ProviderConfig = {
   maxRetries: 0,
 };
 
+const PRICE = { input: 1n, output: 2n, cacheRead: 0n, cacheWrite: 0n };
+
 function model(id: string, script: Script, fallbacks: string[] = [], fallbackOnUnavailable = false): ModelEntry {
   return {
     id,
     displayName: id,
-    provider: 'up',
-    upstreamModel: script,
-    price: { input: 1n, output: 2n, cacheRead: 0n, cacheWrite: 0n },
+    deployments: [{ id: `${id}/0`, name: '0', provider: PROVIDER, upstreamModel: script, weight: 1, price: PRICE }],
+    routing: { strategy: 'weighted', sessionAffinity: true },
+    price: PRICE,
     contextWindow: 100_000,
     capabilities: { tools: true, reasoning: false, images: false },
     fallbacks,

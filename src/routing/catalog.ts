@@ -27,11 +27,44 @@ export interface FastVariant {
   price?: Price;
 }
 
+/**
+ * One place a model is served: a provider (an account, a region, a cloud) and the name it knows
+ * the model by. A model configured without `deployments:` has one, named "0".
+ */
+export interface Deployment {
+  /** `<model id>/<name>`: unique in the catalog and stable across restarts (health is kept by it). */
+  id: string;
+  name: string;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  /** Share of the traffic under the weighted strategy (and of sessions under affinity), > 0. */
+  weight: number;
+  /** What a request served here is billed at: the deployment's own price, else the model's. */
+  price: Price;
+  /** The deployment's output maximum, else the model's. */
+  maxOutputTokens?: number;
+}
+
+/**
+ * How a request picks among a model's available deployments (`routing/pick-deployment.ts`):
+ * at random by weight, the fewest calls running in this instance, or the lowest recent latency
+ * to first output (an unmeasured deployment first, so each gets measured).
+ */
+export type RoutingStrategy = 'weighted' | 'least_in_flight' | 'lowest_latency';
+
+export interface Routing {
+  strategy: RoutingStrategy;
+  /** Requests carrying a session identity stick to one deployment while it is available. */
+  sessionAffinity: boolean;
+}
+
 export interface ModelEntry {
   id: string;
   displayName: string;
-  provider: string;
-  upstreamModel: string;
+  /** Where the model is served, at least one; routing picks among them per request. */
+  deployments: Deployment[];
+  routing: Routing;
+  /** The model's list price (its configured price, else its first deployment's): the models list shows it. */
   price: Price;
   contextWindow: number;
   /**

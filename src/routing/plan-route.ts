@@ -86,30 +86,26 @@ export function modelNotAllowed(modelId: string, param: string): GatewayError {
 
 /** Applies the fast preference: another catalog model, or provider options on the same one. */
 function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed: ReadonlySet<string> | undefined): Candidate {
-  let served = model;
-  let variant: Candidate['variant'] = 'standard';
-  let price = model.price;
-  let fastOptions: Target['fastOptions'];
   if (req.fast && model.fast && (!model.fast.model || mayUse(allowed, model.fast.model))) {
-    variant = 'fast';
-    if (model.fast.model) {
-      served = catalog.models.get(model.fast.model)!;
-      price = served.price;
-    } else {
-      fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
-      price = model.fast.price ?? model.price;
-    }
+    if (model.fast.model) return onDeployment(catalog.models.get(model.fast.model)!, 'fast', req);
+    const fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
+    return onDeployment(model, 'fast', req, fastOptions, model.fast.price);
   }
-  const provider = catalog.providers.get(served.provider)!;
+  return onDeployment(model, 'standard', req);
+}
+
+/** The candidate for a model served on its first deployment, at the deployment's price. */
+function onDeployment(served: ModelEntry, variant: Candidate['variant'], req: Request, fastOptions?: Target['fastOptions'], fastPrice?: Price): Candidate {
+  const deployment = served.deployments[0];
   return {
     model: served,
     variant,
-    price,
-    maxTokens: Math.min(req.maxTokens, served.maxOutputTokens ?? req.maxTokens),
+    price: fastPrice ?? deployment.price,
+    maxTokens: Math.min(req.maxTokens, deployment.maxOutputTokens ?? req.maxTokens),
     target: {
-      provider,
+      provider: deployment.provider,
       modelId: served.id,
-      upstreamModel: served.upstreamModel,
+      upstreamModel: deployment.upstreamModel,
       fastOptions,
       tokensPerSecond: served.tokensPerSecond,
     },

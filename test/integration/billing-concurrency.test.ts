@@ -40,7 +40,9 @@ describe.each(dbTargets)('billing under concurrency through HTTP ($name)', (targ
       id: 'fake', type: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-fake', headers: {},
       timeouts: { connectMs: 1_000, firstByteMs: 5_000, idleMs: 5_000, responseMs: 5_000 }, maxRetries: 0,
     });
-    catalog.models.set('fake-model', { ...catalog.models.get(MODEL)!, id: 'fake-model', provider: 'fake', upstreamModel: 'gpt-fake', fallbacks: [], aliases: [] });
+    const base = catalog.models.get(MODEL)!;
+    const deployment = { ...base.deployments[0], id: 'fake-model/0', provider: catalog.providers.get('fake')!, upstreamModel: 'gpt-fake' };
+    catalog.models.set('fake-model', { ...base, id: 'fake-model', deployments: [deployment], fallbacks: [], aliases: [] });
     gw = await startTestGateway({ target, catalog, balance: 0n });
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { REFUSAL_TRIGGER } from '../../src/providers/local/index.js';
 import { LATE_REFUSAL_PREFIX } from '../../src/providers/local/plan-output.js';
 import { countTokens } from '../../src/util/tokenizer.js';
-import { dbTargets, localCatalog, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { dbTargets, localCatalog, setModelPrice, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { holdFor, ssePayloads, waitFor } from '../ledger/http-billing.js';
 
 /**
@@ -23,7 +23,7 @@ function billingCatalog() {
   catalog.models.get('local-opus')!.tokensPerSecond = 5;
   catalog.models.get('local-sonnet')!.tokensPerSecond = 5;
   // Unlike local-late-refusal's price, so each fallback attempt shows its own model's price.
-  catalog.models.get('local-haiku')!.price = { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n };
+  setModelPrice(catalog, 'local-haiku', { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
   return catalog;
 }
 

@@ -9,7 +9,7 @@ import type { ProtocolAdapter } from '../../src/protocols/types.js';
 import { planRoute } from '../../src/routing/index.js';
 import type { Catalog } from '../../src/routing/catalog.js';
 import { countRequestTokens } from '../../src/util/tokenizer.js';
-import { localCatalog } from '../support/gateway.js';
+import { localCatalog, setModelPrice } from '../support/gateway.js';
 
 /** The hold the gateway places for this body on this protocol, and its input token count. */
 export function holdFor(catalog: Catalog, protocol: ProtocolAdapter<any>, body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -74,6 +74,6 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
  */
 export function exactCostCatalog(model: string): Catalog {
   const catalog = localCatalog(0);
-  catalog.models.get(model)!.price = { input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1000n };
+  setModelPrice(catalog, model, { input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1000n });
   return catalog;
 }

@@ -1,6 +1,7 @@
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/start-gateway.js';
 import type { Ledger } from '../../src/ledger/index.js';
 import { defaultCatalog } from '../../src/config/default-catalog.js';
+import type { Catalog, Price } from '../../src/routing/catalog.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../../tools/fake-upstream/index.js';
 import { dbTargets, type DbTarget, type OpenedTarget } from '../ledger/db-targets.js';
@@ -40,6 +41,13 @@ export function localCatalog(rate: number) {
   const catalog = defaultCatalog();
   for (const m of catalog.models.values()) m.tokensPerSecond = rate;
   return catalog;
+}
+
+/** Sets a catalog model's price: its list price and every deployment's, which billing uses. */
+export function setModelPrice(catalog: Catalog, modelId: string, price: Price): void {
+  const model = catalog.models.get(modelId)!;
+  model.price = price;
+  for (const d of model.deployments) d.price = price;
 }
 
 /**
