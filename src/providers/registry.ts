@@ -5,6 +5,7 @@ import { geminiProvider } from './gemini/index.js';
 import { localProvider } from './local/index.js';
 import { openaiProvider } from './openai/index.js';
 import { openaiResponsesProvider } from './openai-responses/index.js';
+import { vertexProviders } from './vertex/index.js';
 
 /** The built-in providers. A new provider is a new folder plus one line here. */
 const BUILT_IN = [
@@ -14,6 +15,7 @@ const BUILT_IN = [
   openaiResponsesProvider,
   geminiProvider,
   bedrockProvider,
+  ...vertexProviders,
 ] as const;
 
 /** The built-in provider kinds (the config's provider `type`s). */

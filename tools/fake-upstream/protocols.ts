@@ -6,6 +6,7 @@ export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-respon
 export function protocolForPath(pathname: string): WireProtocol | undefined {
   if (geminiCall(pathname)) return 'google-gemini';
   if (bedrockCall(pathname)) return 'bedrock';
+  if (vertexAnthropicCall(pathname)) return 'anthropic-messages';
   if (pathname.endsWith('/chat/completions')) return 'openai-chat';
   if (pathname.endsWith('/messages')) return 'anthropic-messages';
   if (pathname.endsWith('/responses')) return 'openai-responses';
@@ -19,6 +20,20 @@ export function protocolForPath(pathname: string): WireProtocol | undefined {
 export function geminiCall(pathname: string): { model: string; stream: boolean } | undefined {
   const m = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(pathname);
   return m ? { model: decodeURIComponent(m[1]), stream: m[2] === 'streamGenerateContent' } : undefined;
+}
+
+/**
+ * Anthropic's models on Vertex: `.../publishers/anthropic/models/{model}:rawPredict` or
+ * `:streamRawPredict`. The body has no `model`: the fake reads it (and streaming) from the path.
+ */
+export function vertexAnthropicCall(pathname: string): { model: string; stream: boolean } | undefined {
+  const m = /\/publishers\/anthropic\/models\/([^/]+):(rawPredict|streamRawPredict)$/.exec(pathname);
+  return m ? { model: decodeURIComponent(m[1]), stream: m[2] === 'streamRawPredict' } : undefined;
+}
+
+/** A Vertex AI route (`.../projects/{p}/locations/{l}/publishers/...`): it takes OAuth bearer tokens only. */
+export function isVertexPath(pathname: string): boolean {
+  return /\/projects\/[^/]+\/locations\/[^/]+\/publishers\//.test(pathname);
 }
 
 /** Google's canonical status names, for Gemini error bodies. */

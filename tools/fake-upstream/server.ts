@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { agentTurn } from './agent.js';
 import { bedrockCall, bedrockErrorHeaders, bedrockErrorType, checkBedrockAuth, corruptFrame, EVENT_STREAM_TYPE, sseToChunks, type AwsCredentials, type BedrockCall } from './bedrock.js';
 import { generateEvents, generateJson } from './generate.js';
-import { errorBody, geminiCall, malformedEvent, protocolForPath, type WireProtocol } from './protocols.js';
+import { FakeOAuth, type OAuthOptions, type TokenRequest } from './oauth.js';
+import { errorBody, geminiCall, isVertexPath, malformedEvent, protocolForPath, vertexAnthropicCall, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
 import { loadScript, loadTranscript } from './transcripts.js';
 
@@ -31,6 +32,12 @@ export interface FakeUpstream {
   script(...scenarios: Array<Scenario | string>): void;
   /** The scenario used when nothing else selects one (initially `{ words: 20 }`). */
   setScenario(s: Scenario | string | undefined): void;
+  /** The OAuth token endpoint's requests (`POST /oauth2/token`), apart from the model calls. */
+  tokenRequests: TokenRequest[];
+  /** Trust this service-account key at the token endpoint (and the expiry of what it issues). */
+  setOAuth(opts: OAuthOptions | undefined): void;
+  /** Stop accepting the tokens issued so far, as Vertex does once they are revoked. */
+  revokeTokens(): void;
   /** Forget requests, queued scenarios and failTimes counters. */
   reset(): void;
   /** Resolves with `closedAt` of request `index` once its connection has closed. */
@@ -47,6 +54,8 @@ export interface FakeUpstreamOptions {
    * credentials the signature is also computed again and must match (else 403, as AWS answers).
    */
   awsCredentials?: AwsCredentials;
+  /** The service account the token endpoint trusts (Vertex routes need its tokens). */
+  oauth?: OAuthOptions;
 }
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -54,6 +63,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   const queue: Scenario[] = [];
   const failures = new Map<string, number>();
   let fallback: Scenario = toScenario(opts.scenario) ?? { words: 20 };
+  const oauth = new FakeOAuth();
+  oauth.configure(opts.oauth);
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((e) => {
@@ -68,11 +79,18 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const bytes = await readBody(req);
     const raw = bytes.toString('utf8');
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    // Gemini and Bedrock name the model and streaming in the path: the rest of the fake reads them from the body.
+    if (req.method === 'POST' && pathname === '/oauth2/token') {
+      const token = oauth.exchange(raw);
+      return sendJson(res, token.status, token.body);
+    }
+    // Gemini, Bedrock and Vertex name the model and streaming in the path: the rest of the fake reads them from the body.
     const gemini = geminiCall(pathname);
     const bedrock = bedrockCall(pathname);
+    const onVertex = vertexAnthropicCall(pathname);
     const body = parseJson(raw);
-    const view = gemini && isObject(body) ? geminiView(body, gemini) : bedrock && isObject(body) ? bedrockView(body, bedrock) : body;
+    const view = gemini && isObject(body) ? geminiView(body, gemini)
+      : bedrock && isObject(body) ? bedrockView(body, bedrock)
+        : onVertex && isObject(body) ? { ...body, model: onVertex.model, stream: onVertex.stream } : body;
     const scenario = pickScenario(req, view);
     const record: RecordedRequest = {
       method: req.method ?? 'GET', path: pathname, headers: req.headers, body,
@@ -88,6 +106,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     if (bedrock) {
       const refused = await checkBedrockAuth({ method: req.method, url: req.url ?? '/', headers: req.headers, body: bytes }, opts.awsCredentials);
       if (refused) return sendJson(res, refused.status, { message: refused.message }, bedrockErrorHeaders(refused.type));
+    }
+    if (isVertexPath(pathname) && !oauth.admits(req.headers.authorization)) {
+      const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.';
+      return sendJson(res, 401, errorBody('google-gemini', 401, message));
     }
     await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers);
   }
@@ -145,6 +167,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     requests,
+    tokenRequests: oauth.requests,
+    setOAuth: (o) => oauth.configure(o),
+    revokeTokens: () => oauth.revoke(),
     script: (...s) => queue.push(...s.map((x) => toScenario(x)!)),
     setScenario: (s) => {
       fallback = toScenario(s) ?? { words: 20 };
@@ -153,6 +178,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       requests.length = 0;
       queue.length = 0;
       failures.clear();
+      oauth.reset();
     },
     waitClosed: (index, timeoutMs = 5_000) => waitClosed(requests, index, timeoutMs),
     close: () =>
