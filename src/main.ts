@@ -57,8 +57,8 @@ async function main(argv: string[]): Promise<number> {
     return -1; // keeps running
   }
   // A data directory a running gateway holds is refused before the database modules load.
-  const { pgliteDirFromEnv, refuseDataDirInUse } = await import('./ledger/data-dir.js');
-  const dataDir = pgliteDirFromEnv();
+  const { embeddedDirFromEnv, refuseDataDirInUse } = await import('./ledger/data-dir.js');
+  const dataDir = embeddedDirFromEnv();
   if (dataDir) await refuseDataDirInUse(dataDir);
   const { runAdminCommand } = await import('./app/admin-cli.js');
   return runAdminCommand(command, rest, values);

@@ -5,10 +5,18 @@ import { MAX_BALANCE, MONEY_UNIT, type Account, type JournalEntry } from './type
 import { newAccountId } from './ids.js';
 import { toAccount, toJournalEntry } from './rows.js';
 import { createdBefore } from './read-ledger.js';
+import { isSqlite } from './dialect.js';
 
 /** Creates the account and journals a non-zero opening balance as a credit, in one statement. */
 export async function createAccount(db: Kysely<Database>, name: string, initialBalance = 0n): Promise<Account> {
   if (initialBalance < 0n) throw new GatewayError('invalid_request', 'initial balance must not be negative');
+  if (isSqlite(db)) {
+    return db.transaction().execute(async (trx) => {
+      const a = await trx.insertInto('accounts').values({ id: newAccountId(), name, balance: initialBalance }).returningAll().executeTakeFirstOrThrow();
+      if (a.balance !== 0n) await trx.insertInto('journal').values({ account_id: a.id, kind: 'credit', amount: a.balance, balance_after: a.balance, reason: 'initial balance' }).execute();
+      return toAccount(a);
+    });
+  }
   const { rows } = await sql<AccountRow>`
     WITH a AS (
       INSERT INTO accounts (id, name, balance) VALUES (${newAccountId()}, ${name}, ${initialBalance})
@@ -51,7 +59,7 @@ export async function credit(
   reason: string,
 ): Promise<JournalEntry> {
   if (amount === 0n) throw new GatewayError('invalid_request', 'credit amount must not be zero');
-  const { rows } = await sql<JournalRow>`
+  const { rows } = isSqlite(db) ? { rows: await creditSqlite(db, accountId, amount, reason) } : await sql<JournalRow>`
     WITH a AS (
       UPDATE accounts SET balance = balance + ${amount}
       WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}
@@ -73,4 +81,16 @@ export async function credit(
     // JSON numbers, like every amount of the API (balances never exceed MAX_BALANCE, 2^53 - 1).
     { param: 'amount', details: { balance: Number(account.balance), held: Number(account.held), unit: MONEY_UNIT } },
   );
+}
+
+/** credit's statement on SQLite: the same update and journal line, in one transaction. */
+async function creditSqlite(db: Kysely<Database>, accountId: string, amount: bigint, reason: string): Promise<JournalRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: [a] } = await sql<{ id: string; balance: bigint }>`
+      UPDATE accounts SET balance = balance + ${amount}
+      WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}
+      RETURNING id, balance`.execute(trx);
+    if (!a) return [];
+    return [await trx.insertInto('journal').values({ account_id: a.id, kind: 'credit', amount, balance_after: a.balance, reason }).returningAll().executeTakeFirstOrThrow()];
+  });
 }

@@ -2,6 +2,9 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { BudgetPeriod, Database } from './schema.js';
 import { MONEY_UNIT } from './types.js';
+import { CHECK_VIOLATION, sqlState, violatedCheck } from './db-errors.js';
+import { isSqlite } from './dialect.js';
+import { checkTimeZoneName, periodEndMs, periodStartMs } from './budget-periods.js';
 
 /**
  * Spend budgets per key. A budget is a limit per calendar period (day, week from Monday, month, in
@@ -61,10 +64,11 @@ export function checkBudgets(budgets: KeyBudget[]): void {
   }
 }
 
-/** Refuses a time zone the database does not know (it decides where periods begin). */
+/** Refuses a time zone the database does not know (it decides where periods begin; on SQLite, JavaScript does). */
 export async function checkTimeZone(db: Kysely<Database> | Transaction<Database>, tz: string): Promise<void> {
   try {
-    await sql`SELECT now() AT TIME ZONE ${tz}`.execute(db);
+    if (isSqlite(db)) checkTimeZoneName(tz);
+    else await sql`SELECT now() AT TIME ZONE ${tz}`.execute(db);
   } catch (e) {
     throw new GatewayError('invalid_request', `budget_time_zone: unknown time zone "${tz}" (an IANA name such as Europe/Paris)`, { param: 'budget_time_zone', cause: e });
   }
@@ -97,7 +101,9 @@ export async function budgetsOf(db: Kysely<Database>, keyIds: string[]): Promise
 /** A key's budgets in their current periods (at `at`, default now). */
 export async function budgetStatus(db: Kysely<Database>, keyId: string, at?: Date): Promise<BudgetStatus[]> {
   const now = at ? sql`${at}::timestamptz` : sql`now()`;
-  const { rows } = await sql<{ period: BudgetPeriod; limit_amount: bigint; spent: bigint | null; held: bigint | null; resets_at: Date | null }>`
+  const { rows } = isSqlite(db)
+    ? { rows: await budgetUsageSqlite(db, keyId, at?.getTime() ?? Date.now()) }
+    : await sql<BudgetUsageRow>`
     SELECT b.period, b.limit_amount, u.spent, u.held, ${periodEnd('b.period', 'k.budget_time_zone', now)} AS resets_at
     FROM key_budgets b JOIN api_keys k ON k.id = b.key_id
       LEFT JOIN budget_usage u ON u.key_id = b.key_id AND u.period = b.period
@@ -140,8 +146,7 @@ export async function budgetExceeded(db: Kysely<Database>, keyId: string, amount
 
 /** True when `e` is the budget CHECK refusing a hold that a concurrent one left no room for. */
 export function isBudgetViolation(e: unknown): boolean {
-  const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23514' && err.constraint === BUDGET_CONSTRAINT;
+  return sqlState(e) === CHECK_VIOLATION && violatedCheck(e) === BUDGET_CONSTRAINT;
 }
 
 /*
@@ -209,4 +214,59 @@ export function budgetReturn(resolved: string): RawBuilder<unknown> {
       WHERE u.key_id = g.key_id AND u.period = g.period AND u.period_start = g.period_start
       RETURNING 1
     )`;
+}
+
+/*
+ * The same moves on SQLite, inside the caller's transaction (which holds the write lock): the
+ * periods are computed in JavaScript (budget-periods.ts), one hold at a time.
+ */
+
+interface BudgetUsageRow {
+  period: BudgetPeriod;
+  limit_amount: bigint;
+  spent: bigint | null;
+  held: bigint | null;
+  resets_at: Date | null;
+}
+
+/** A key's budgets with the usage of their periods at `atMs` (SQLite). */
+async function budgetUsageSqlite(db: Kysely<Database> | Transaction<Database>, keyId: string, atMs: number): Promise<Array<BudgetUsageRow & { period_start: number }>> {
+  const { rows } = await sql<{ period: BudgetPeriod; limit_amount: bigint; tz: string }>`
+    SELECT b.period, b.limit_amount, k.budget_time_zone AS tz FROM key_budgets b JOIN api_keys k ON k.id = b.key_id
+    WHERE b.key_id = ${keyId}`.execute(db);
+  const out = [];
+  for (const r of rows) {
+    const start = periodStartMs(r.period, r.tz, atMs);
+    const end = periodEndMs(r.period, r.tz, atMs);
+    const { rows: usage } = await sql<{ spent: bigint; held: bigint }>`
+      SELECT spent, held FROM budget_usage WHERE key_id = ${keyId} AND period = ${r.period} AND period_start = ${start}`.execute(db);
+    out.push({ period: r.period, limit_amount: r.limit_amount, spent: usage[0]?.spent ?? null, held: usage[0]?.held ?? null, resets_at: end === null ? null : new Date(end), period_start: start });
+  }
+  return out;
+}
+
+/** The budgets a hold of `amount` would take (SQLite), and whether one of them has no room for it. */
+export async function budgetCheckSqlite(trx: Transaction<Database>, keyId: string, amount: bigint, atMs: number): Promise<{ take: Array<{ period: BudgetPeriod; start: number; limit: bigint }>; over: boolean }> {
+  const usage = await budgetUsageSqlite(trx, keyId, atMs);
+  return {
+    take: usage.map((u) => ({ period: u.period, start: u.period_start, limit: u.limit_amount })),
+    over: usage.some((u) => (u.spent ?? 0n) + (u.held ?? 0n) + amount > u.limit_amount),
+  };
+}
+
+/** Adds a placed hold to its budgets' usage rows and records which rows it took (SQLite). */
+export async function budgetTakeSqlite(trx: Transaction<Database>, holdId: string, keyId: string, take: Array<{ period: BudgetPeriod; start: number; limit: bigint }>, amount: bigint): Promise<void> {
+  for (const b of take) {
+    await sql`
+      INSERT INTO budget_usage (key_id, period, period_start, limit_amount, held) VALUES (${keyId}, ${b.period}, ${b.start}, ${b.limit}, ${amount})
+      ON CONFLICT (key_id, period, period_start) DO UPDATE SET held = budget_usage.held + excluded.held, limit_amount = excluded.limit_amount`.execute(trx);
+    await sql`INSERT INTO budget_holds (hold_id, key_id, period, period_start) VALUES (${holdId}, ${keyId}, ${b.period}, ${b.start})`.execute(trx);
+  }
+}
+
+/** Returns a resolved hold to its budgets: `amount` leaves held, `captured` becomes spent (up to the limit), as budgetReturn (SQLite). */
+export async function budgetReturnSqlite(trx: Transaction<Database>, holdId: string, amount: bigint, captured: bigint): Promise<void> {
+  await sql`
+    UPDATE budget_usage SET held = held - ${amount}, spent = min(spent + ${captured}, limit_amount - (held - ${amount}))
+    WHERE (key_id, period, period_start) IN (SELECT key_id, period, period_start FROM budget_holds WHERE hold_id = ${holdId})`.execute(trx);
 }

@@ -4,17 +4,22 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { setFlagsFromString } from 'node:v8';
 import type { Database } from './schema.js';
-import { migrations } from './migrations/index.js';
+import { migrations, sqliteMigrations } from './migrations/index.js';
+import { isSqlite } from './dialect.js';
+import { openSqlite } from './sqlite-database.js';
 import { sqlState } from './db-errors.js';
-import { lockDataDir } from './data-dir.js';
+import { DEFAULT_EMBEDDED, lockDataDir, SQLITE_FILE, type EmbeddedDatabase } from './data-dir.js';
+import { dirname, join } from 'node:path';
 
 const INT8_OID = 20;
 
 export interface ConnectOptions {
-  /** postgres:// URL: use PostgreSQL through `pg`. */
+  /** postgres:// URL: use PostgreSQL through `pg`; `sqlite:PATH` or `file:PATH`: that SQLite file. */
   databaseUrl?: string;
-  /** PGlite data directory when no databaseUrl; `memory://` for an in-memory database. */
+  /** The embedded database's data directory when no databaseUrl; `memory://` for an in-memory one. */
   dataDir?: string;
+  /** Which embedded database serves `dataDir` (default: see data-dir.ts, embeddedFromEnv). */
+  embedded?: EmbeddedDatabase;
   /** PostgreSQL only: run in this schema (created if missing) via the connection's search_path. */
   schema?: string;
   /** PostgreSQL only: pool size (default 20). */
@@ -39,8 +44,43 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * (the global pg.types stays untouched); PGlite gets a parser on its instance.
  */
 export async function connect(opts: ConnectOptions): Promise<Kysely<Database>> {
+  const sqlitePath = opts.databaseUrl ? sqlitePathOf(opts.databaseUrl) : undefined;
+  if (sqlitePath !== undefined) return connectSqlite(sqlitePath);
   if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts);
-  return connectPglite(opts.dataDir ?? './data');
+  const dataDir = opts.dataDir ?? './data';
+  if ((opts.embedded ?? DEFAULT_EMBEDDED) === 'pglite') return connectPglite(dataDir);
+  return connectSqlite(dataDir.includes('://') ? ':memory:' : join(dataDir, SQLITE_FILE), dataDir.includes('://') ? undefined : dataDir);
+}
+
+/** The file of a `sqlite:` or `file:` URL (`sqlite::memory:` for an in-memory database); undefined for any other URL. */
+export function sqlitePathOf(url: string): string | undefined {
+  return /^(?:sqlite|file):(?:\/\/)?(.+)$/.exec(url)?.[1];
+}
+
+/**
+ * The embedded SQLite ledger. A file's directory is locked to this process as PGlite's is (see
+ * lockDataDir): the gateway's caches (keys, the hold forecast) are only exact while it is the one
+ * writer.
+ */
+async function connectSqlite(path: string, lockDir = path === ':memory:' ? undefined : dirname(path)): Promise<Kysely<Database>> {
+  const unlock = lockDir === undefined ? undefined : await lockDataDir(lockDir);
+  try {
+    const { dialect } = openSqlite(path);
+    const db = new Kysely<Database>({ dialect });
+    if (!unlock) return db;
+    const destroy = db.destroy.bind(db);
+    db.destroy = async () => {
+      try {
+        await destroy();
+      } finally {
+        await unlock();
+      }
+    };
+    return db;
+  } catch (e) {
+    await unlock?.();
+    throw e;
+  }
 }
 
 async function connectPostgres(url: string, opts: ConnectOptions): Promise<Kysely<Database>> {
@@ -160,7 +200,8 @@ async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
  * matches another schema's tables and then fails on "relation kysely_migration_lock does not exist".
  */
 export async function migrate(db: Kysely<Database>, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
+  const provider = { getMigrations: async () => (isSqlite(db) ? sqliteMigrations : migrations) };
+  const migrator = new Migrator({ db, provider, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

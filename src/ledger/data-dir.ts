@@ -3,18 +3,51 @@
  * data directory to one process. Apart from connect.ts so the CLI can refuse a directory in use
  * before it loads the database modules (a second or more on a loaded machine).
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
-/** The local state directory: PGlite's files when no DATABASE_URL, and `serve --demo`'s key. */
+/** The local state directory: the embedded database's files when no DATABASE_URL, and `serve --demo`'s key. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWITCHYARD_DATA_DIR || './data';
 }
 
-/** PGlite's data directory, unless DATABASE_URL selects PostgreSQL. */
-export function pgliteDirFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.DATABASE_URL ? undefined : dataDirFromEnv(env);
+/** The embedded databases: SQLite (a file in the data directory) or PGlite (PostgreSQL in WebAssembly). */
+export type EmbeddedDatabase = 'sqlite' | 'pglite';
+export const EMBEDDED_DATABASES: readonly EmbeddedDatabase[] = ['sqlite', 'pglite'];
+/** What a new data directory gets (DECISIONS.md, "Embedded database"). */
+export const DEFAULT_EMBEDDED: EmbeddedDatabase = 'pglite';
+/** SQLite's file in the data directory. */
+export const SQLITE_FILE = 'ledger.sqlite';
+
+/**
+ * Which embedded database serves `dataDir`: SWITCHYARD_EMBEDDED_DB when set; otherwise the one
+ * whose files are already there (a directory PGlite wrote stays PGlite's, so an upgrade never
+ * starts from an empty ledger beside the old one); otherwise the default.
+ */
+export function embeddedFromEnv(dataDir: string, env: NodeJS.ProcessEnv = process.env): EmbeddedDatabase {
+  const chosen = env.SWITCHYARD_EMBEDDED_DB;
+  if (chosen) {
+    if (!(EMBEDDED_DATABASES as readonly string[]).includes(chosen)) {
+      throw new Error(`SWITCHYARD_EMBEDDED_DB must be one of ${EMBEDDED_DATABASES.join(', ')} (got "${chosen}")`);
+    }
+    return chosen as EmbeddedDatabase;
+  }
+  if (existsSync(join(dataDir, SQLITE_FILE))) return 'sqlite';
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return 'pglite';
+  return DEFAULT_EMBEDDED;
+}
+
+/**
+ * The directory an embedded database of this process would lock: the data directory without
+ * DATABASE_URL, a `sqlite:` URL's directory; undefined for PostgreSQL.
+ */
+export function embeddedDirFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = env.DATABASE_URL;
+  if (!url) return dataDirFromEnv(env);
+  const sqlite = /^(?:sqlite|file):(?:\/\/)?(.+)$/.exec(url)?.[1];
+  return sqlite && sqlite !== ':memory:' ? dirname(sqlite) : undefined;
 }
 
 /**
@@ -85,6 +118,6 @@ export async function refuseDataDirInUse(dataDir: string): Promise<void> {
 function inUse(dataDir: string): Error {
   return new Error(
     `the embedded database in ${dataDir} is in use by another Switchyard process (a gateway, or this CLI while a gateway runs). ` +
-      'PGlite serves one process: stop the other one, use the admin API of the running gateway, or set DATABASE_URL to share PostgreSQL.',
+      'An embedded database serves one process: stop the other one, use the admin API of the running gateway, or set DATABASE_URL to share PostgreSQL.',
   );
 }

@@ -1,7 +1,22 @@
-/** Postgres SQLSTATE of an error from pg or PGlite (both expose `.code`). */
+/** SQLite's constraint errors, as the SQLSTATE PostgreSQL gives the same violation. */
+const SQLITE_STATES: Record<string, string> = {
+  SQLITE_CONSTRAINT_UNIQUE: '23505',
+  SQLITE_CONSTRAINT_PRIMARYKEY: '23505',
+  SQLITE_CONSTRAINT_CHECK: '23514',
+  SQLITE_CONSTRAINT_FOREIGNKEY: '23503',
+};
+
+/** Postgres SQLSTATE of an error from pg or PGlite (both expose `.code`), or of SQLite's same violation. */
 export function sqlState(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+  return typeof code === 'string' ? (SQLITE_STATES[code] ?? code) : undefined;
+}
+
+/** The name of the CHECK constraint that `e` says was violated (PostgreSQL's field, or SQLite's message). */
+export function violatedCheck(e: unknown): string | undefined {
+  const err = e as { constraint?: unknown; message?: unknown } | null;
+  if (typeof err?.constraint === 'string') return err.constraint;
+  return typeof err?.message === 'string' ? /CHECK constraint failed: (\w+)/.exec(err.message)?.[1] : undefined;
 }
 
 export const UNIQUE_VIOLATION = '23505';

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { isSqlite } from './dialect.js';
 
 /**
  * Pushes a pending hold's expiry to `ttlMs` from now: the heartbeat of a run that outlives one
@@ -7,7 +8,9 @@ import type { Database } from './schema.js';
  * no longer pending (already settled, released or reaped).
  */
 export async function extendHold(db: Kysely<Database>, requestId: string, ttlMs: number): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`/* prepared:extend-hold */
+  const { rows } = isSqlite(db)
+    ? await sql<{ id: string }>`UPDATE holds SET expires_at = ${Date.now() + Math.ceil(ttlMs)} WHERE id = ${requestId} AND status = 'pending' RETURNING id`.execute(db)
+    : await sql<{ id: string }>`/* prepared:extend-hold */
     UPDATE holds SET expires_at = now() + make_interval(secs => ${ttlMs}::float8 / 1000)
     WHERE id = ${requestId} AND status = 'pending'
     RETURNING id`.execute(db);

@@ -5,6 +5,7 @@ import type { KeyAuth, KeyRecord } from './types.js';
 import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
+import { nowSql } from './dialect.js';
 import { BUDGET_PERIODS, budgetsOf, checkBudgets, checkTimeZone, replaceBudgets, type KeyBudget } from './budgets.js';
 
 /** What a key is issued with, or changed to: a null limit is no limit. */
@@ -72,7 +73,7 @@ export async function listKeys(db: Kysely<Database>, accountId?: string): Promis
 export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<KeyRecord | undefined> {
   const row = await db
     .updateTable('api_keys')
-    .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${nowSql(db)})` })
     .where('id', '=', keyId)
     .returningAll()
     .executeTakeFirst();
@@ -126,7 +127,7 @@ export async function authenticate(db: Kysely<Database>, keyHash: string): Promi
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
   const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null; expires_at: Date | null }>`/* prepared:authenticate-key */
     SELECT id, account_id, rpm_limit, tpm_limit, allowed_models, expires_at FROM api_keys
-    WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`.execute(db);
+    WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${nowSql(db)})`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
   const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };

@@ -7,7 +7,8 @@ import type {
   KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
-import { dataDirFromEnv, pgliteDirFromEnv } from './data-dir.js';
+import { isSqlite } from './dialect.js';
+import { dataDirFromEnv, embeddedFromEnv } from './data-dir.js';
 import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
@@ -44,19 +45,24 @@ export const SPOOL_FILE = 'unsettled-settles.jsonl';
 /** Default hold lifetime: longer than any request may run, so the reaper only frees orphans. */
 export const DEFAULT_HOLD_TTL_MS = 15 * 60 * 1000;
 
-/** DATABASE_URL selects PostgreSQL; otherwise PGlite in SWITCHYARD_DATA_DIR (default ./data). Timeouts: see serve.ts. */
+/**
+ * DATABASE_URL selects PostgreSQL (postgres://) or a SQLite file (sqlite:PATH); otherwise the
+ * embedded database (SWITCHYARD_EMBEDDED_DB, see embeddedFromEnv) in SWITCHYARD_DATA_DIR (default
+ * ./data). Timeouts: see serve.ts.
+ */
 export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LedgerOptions {
   // The spool sits in the data directory on PostgreSQL too: it is this host's, like the process.
-  const spoolPath = join(dataDirFromEnv(env), SPOOL_FILE);
-  const pglite = pgliteDirFromEnv(env);
-  return pglite ? { dataDir: pglite, spoolPath } : { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath };
+  const dataDir = dataDirFromEnv(env);
+  const spoolPath = join(dataDir, SPOOL_FILE);
+  if (!env.DATABASE_URL) return { dataDir, embedded: embeddedFromEnv(dataDir, env), spoolPath };
+  return { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath };
 }
 
 /** Connects (PostgreSQL when databaseUrl is set, else PGlite) and runs the migrations. */
 export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
   const db = await connect(opts);
   try {
-    const applied = await migrate(db, opts.databaseUrl ? opts.schema : undefined);
+    const applied = await migrate(db, opts.databaseUrl && !isSqlite(db) ? opts.schema : undefined);
     if (applied.length > 0) opts.log?.info({ migrations: applied }, 'ledger migrated');
   } catch (e) {
     await db.destroy();

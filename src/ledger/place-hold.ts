@@ -4,7 +4,8 @@ import type { Database } from './schema.js';
 import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
-import { budgetCheck, budgetExceeded, budgetTake, isBudgetViolation } from './budgets.js';
+import { budgetCheck, budgetCheckSqlite, budgetExceeded, budgetTake, budgetTakeSqlite, isBudgetViolation } from './budgets.js';
+import { isSqlite } from './dialect.js';
 
 /**
  * Reserves each request's amount, in one statement for the whole batch. Holds of one account are
@@ -48,7 +49,8 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
   if (valid.length === 0) return results as Error[];
   let outcome: HoldOutcome[];
   try {
-    outcome = valid.length === 1 ? await placeOne(db, valid[0].ord, valid[0].h) : await placeMany(db, valid);
+    if (isSqlite(db)) outcome = await placeSqlite(db, valid);
+    else outcome = valid.length === 1 ? await placeOne(db, valid[0].ord, valid[0].h) : await placeMany(db, valid);
   } catch (e) {
     // Two concurrent holds with one id: the unique key rejects the second, atomically. In a batch
     // the group commit then runs each hold alone, so only the duplicate gets this answer.
@@ -159,6 +161,49 @@ async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Prom
     FROM checked c LEFT JOIN a ON true LEFT JOIN ins ON true
       CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
   return rows;
+}
+
+/**
+ * The batch on SQLite: one transaction, which holds the database's write lock from its BEGIN, so
+ * what it reads stays true until it commits. The holds are taken in batch order, each with the
+ * same checks as on PostgreSQL (new request id, live key of the account, room in each budget,
+ * available balance re-checked by the UPDATE itself); an account's holds in the batch are admitted
+ * while they fit, one update of its row each. The row lock that folding avoids on PostgreSQL does
+ * not exist here: the transaction is the only writer.
+ */
+async function placeSqlite(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
+  return db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const out: HoldOutcome[] = [];
+    for (const { ord, h } of valid) {
+      const keyId = h.keyId ?? null;
+      const { rows: [c] } = await sql<{ duplicate: bigint; key_ok: bigint }>`
+        SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
+          (${keyId} IS NULL OR EXISTS (
+            SELECT 1 FROM api_keys WHERE id = ${keyId} AND account_id = ${h.accountId} AND revoked_at IS NULL
+              AND (expires_at IS NULL OR expires_at > ${now})
+          )) AS key_ok`.execute(trx);
+      const row: HoldOutcome = { ord, placed: false, duplicate: c.duplicate === 1n, key_ok: c.key_ok === 1n, budget_ok: true, available: null };
+      out.push(row);
+      if (row.duplicate || !row.key_ok) continue;
+      const budgets = keyId === null ? undefined : await budgetCheckSqlite(trx, keyId, h.amount, now);
+      if (budgets?.over) {
+        row.budget_ok = false;
+        continue;
+      }
+      const { rows: [a] } = await sql<{ available: bigint }>`
+        UPDATE accounts SET held = held + ${h.amount} WHERE id = ${h.accountId} AND balance - held >= ${h.amount}
+        RETURNING balance - held AS available`.execute(trx);
+      if (!a) continue;
+      await sql`
+        INSERT INTO holds (id, account_id, amount, created_at, expires_at)
+        VALUES (${h.requestId}, ${h.accountId}, ${h.amount}, ${now}, ${now + Math.ceil(h.ttlMs)})`.execute(trx);
+      if (budgets && keyId !== null) await budgetTakeSqlite(trx, h.requestId, keyId, budgets.take, h.amount);
+      row.placed = true;
+      row.available = a.available;
+    }
+    return out;
+  });
 }
 
 interface HoldOutcome {

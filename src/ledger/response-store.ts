@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { toJson } from './json.js';
+import { isSqlite } from './dialect.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,6 +44,7 @@ export class ResponseStore {
     const expires = new Date(this.now() + this.retentionMs);
     const output = Array.isArray(response.output) ? (response.output as Json[]) : [];
     const items = [...ownItems, ...output].filter((i) => typeof i.id === 'string').map((i) => ({ item_id: i.id as string, item: i }));
+    if (isSqlite(this.db)) return this.storeSqlite(accountId, response, inputItems, items, expires);
     await this.db.transaction().execute(async (tx) => {
       await sql`
         INSERT INTO stored_responses (id, account_id, response, input_items, expires_at)
@@ -53,6 +55,23 @@ export class ResponseStore {
         INSERT INTO stored_response_items (account_id, item_id, response_id, item)
         SELECT ${accountId}, x.item_id, ${response.id}, x.item
         FROM jsonb_to_recordset(${toJson(items)}::jsonb) AS x(item_id text, item jsonb)
+        ON CONFLICT DO NOTHING`.execute(tx);
+    });
+  }
+
+  /** store's statements on SQLite, where JSON is text and the items are unpacked by json_each. */
+  private async storeSqlite(accountId: string, response: Json & { id: string }, inputItems: Json[], items: Array<{ item_id: string; item: Json }>, expires: Date): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await sql`
+        INSERT INTO stored_responses (id, account_id, response, input_items, expires_at)
+        VALUES (${response.id}, ${accountId}, ${toJson(response)}, ${toJson(inputItems)}, ${expires})
+        ON CONFLICT (id) DO NOTHING`.execute(tx);
+      if (items.length === 0) return;
+      // WHERE true: SQLite would read the ON of ON CONFLICT as a join's.
+      await sql`
+        INSERT INTO stored_response_items (account_id, item_id, response_id, item)
+        SELECT ${accountId}, x.value ->> '$.item_id', ${response.id}, x.value -> '$.item'
+        FROM json_each(${toJson(items)}) AS x WHERE true
         ON CONFLICT DO NOTHING`.execute(tx);
     });
   }

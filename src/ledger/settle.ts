@@ -4,7 +4,8 @@ import type { Database } from './schema.js';
 import type { Charge, SettleRequest } from './types.js';
 import { tokenCounts } from './rows.js';
 import { toJson } from './json.js';
-import { budgetReturn } from './budgets.js';
+import { budgetReturn, budgetReturnSqlite } from './budgets.js';
+import { isSqlite } from './dialect.js';
 
 export interface SettleResult {
   /** What this request was charged in total (for a repeated settle: what the first one captured). */
@@ -50,6 +51,7 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
   const results: Array<SettleResult | Error | undefined> = items.map(() => undefined);
   const requests: object[] = [];
   const charges: object[] = [];
+  const valid: SettleRequest[] = [];
   const seen = new Set<string>();
   items.forEach((s, ord) => {
     if (seen.has(s.requestId)) {
@@ -64,6 +66,7 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
       results[ord] = e as Error;
       return;
     }
+    valid.push(s);
     const r = s.record;
     requests.push({
       id: s.requestId,
@@ -78,7 +81,7 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
     });
   });
   if (requests.length > 0) {
-    const { rows } = await sql<{ id: string; captured: bigint }>`/* prepared:settle-many */
+    const { rows } = isSqlite(db) ? { rows: await settleSqlite(db, valid) } : await sql<{ id: string; captured: bigint }>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
           AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text,
@@ -149,6 +152,61 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
     }
   }
   return results as Array<SettleResult | Error>;
+}
+
+/**
+ * The batch on SQLite, in one transaction (the write lock is taken at BEGIN): per request, the
+ * same moves as the statement above. The hold is settled only if pending (or expired: a late
+ * capture), which is what makes it happen at most once; the capture is min(costs, hold); the
+ * account's held and balance move once; each charge gets its journal line, with the exact balance
+ * after it; then the usage record and the key budgets.
+ */
+async function settleSqlite(db: Kysely<Database>, valid: SettleRequest[]): Promise<Array<{ id: string; captured: bigint }>> {
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const out: Array<{ id: string; captured: bigint }> = [];
+    for (const s of valid) {
+      const { rows: [h] } = await sql<{ account_id: string; amount: bigint; status: string }>`
+        SELECT account_id, amount, status FROM holds WHERE id = ${s.requestId} AND status IN ('pending', 'expired')`.execute(trx);
+      if (!h) continue;
+      const late = h.status === 'expired';
+      const cost = s.charges.reduce((sum, c) => sum + c.cost, 0n);
+      const captured = cost < h.amount ? cost : h.amount;
+      // An expired hold's amount already left held when the reaper expired it.
+      const released = late ? 0n : h.amount;
+      await sql`UPDATE holds SET status = 'settled', resolved_at = ${now}, captured = ${captured} WHERE id = ${s.requestId}`.execute(trx);
+      const { rows: [a] } = await sql<{ balance: bigint }>`
+        UPDATE accounts SET held = held - ${released}, balance = balance - ${captured} WHERE id = ${h.account_id} RETURNING balance`.execute(trx);
+      let balance = a.balance + captured;
+      let before = 0n;
+      const min = (x: bigint, y: bigint) => (x < y ? x : y);
+      const tokens = s.charges.map((c) => tokenCounts(c.usage));
+      const lines = s.charges.map((c, i) => {
+        const taken = min(captured, before + c.cost) - min(captured, before);
+        before += c.cost;
+        balance -= taken;
+        const t = tokens[i];
+        return {
+          account_id: h.account_id, kind: 'capture' as const, amount: -taken, balance_after: balance, request_id: s.requestId, model: c.model, cost: c.cost,
+          input_no_cache: t.inputNoCache, input_cache_read: t.inputCacheRead, input_cache_write: t.inputCacheWrite, output_tokens: t.output, reasoning_tokens: t.reasoning,
+          reason: late ? 'captured after its hold expired' : taken < c.cost ? 'capped by the hold' : null,
+          created_at: now,
+        };
+      });
+      if (lines.length > 0) await trx.insertInto('journal').values(lines).execute();
+      const total = (f: (t: (typeof tokens)[number]) => bigint) => tokens.reduce((sum, t) => sum + f(t), 0n);
+      const r = s.record;
+      await trx.insertInto('usage_records').values({
+        request_id: s.requestId, account_id: h.account_id, key_id: r.keyId, model_requested: r.modelRequested, model_served: r.modelServed,
+        attempts: toJson(r.attempts ?? []), input_no_cache: total((t) => t.inputNoCache), input_cache_read: total((t) => t.inputCacheRead),
+        input_cache_write: total((t) => t.inputCacheWrite), output_tokens: total((t) => t.output), reasoning_tokens: total((t) => t.reasoning),
+        cost: captured, latency_ms: BigInt(Math.max(0, Math.round(r.latencyMs))), status: r.status, end_user: r.endUser ?? null, session_id: r.session ?? null, created_at: now,
+      }).execute();
+      await budgetReturnSqlite(trx, s.requestId, released, captured);
+      out.push({ id: s.requestId, captured });
+    }
+    return out;
+  });
 }
 
 /** The outcome of an earlier resolution; a settle with no hold at all is a caller bug, not a no-op. */

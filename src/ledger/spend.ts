@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
+import { isSqlite } from './dialect.js';
 
 export type SpendGroupBy = 'day' | 'model' | 'key' | 'user' | 'session';
 
@@ -36,19 +37,25 @@ const GROUP_EXPR: Record<SpendGroupBy, RawBuilder<string | null>> = {
   session: sql`session_id`,
 };
 
+/** The UTC day on SQLite, where created_at is epoch milliseconds. */
+const SQLITE_DAY = sql<string>`strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')`;
+
 /**
  * Sums the usage records of [from, to) by group, in one query on the (account or key, created_at)
  * indexes. Days ascending; other groups by cost descending (then by name, for a stable order).
  */
 export async function spendSummary(db: Kysely<Database>, q: SpendQuery): Promise<SpendGroup[]> {
-  const g = GROUP_EXPR[q.groupBy];
+  const sqlite = isSqlite(db);
+  const g = sqlite && q.groupBy === 'day' ? SQLITE_DAY : GROUP_EXPR[q.groupBy];
   const order = q.groupBy === 'day' ? sql`grp ASC` : sql`cost DESC, grp ASC NULLS LAST`;
+  // SQLite's count and sum of INTEGER are 64-bit integers already; PostgreSQL's sum is numeric.
+  const big = sqlite ? sql`` : sql`::bigint`;
   const { rows } = await sql<{ grp: string | null; requests: bigint; input: bigint; output: bigint; cached: bigint; cost: bigint }>`
-    SELECT ${g} AS grp, count(*)::bigint AS requests,
-      coalesce(sum(input_no_cache + input_cache_read + input_cache_write), 0)::bigint AS input,
-      coalesce(sum(output_tokens), 0)::bigint AS output,
-      coalesce(sum(input_cache_read), 0)::bigint AS cached,
-      coalesce(sum(cost), 0)::bigint AS cost
+    SELECT ${g} AS grp, count(*)${big} AS requests,
+      coalesce(sum(input_no_cache + input_cache_read + input_cache_write), 0)${big} AS input,
+      coalesce(sum(output_tokens), 0)${big} AS output,
+      coalesce(sum(input_cache_read), 0)${big} AS cached,
+      coalesce(sum(cost), 0)${big} AS cost
     FROM usage_records
     WHERE created_at >= ${q.from} AND created_at < ${q.to}
       ${q.accountId !== undefined ? sql`AND account_id = ${q.accountId}` : sql``}

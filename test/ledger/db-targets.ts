@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { openLedger, type Ledger, type LedgerOptions } from '../../src/ledger/index.js';
 
 /**
- * Where the ledger tests run: PGlite always; PostgreSQL when TEST_DATABASE_URL (or DATABASE_URL)
+ * Where the ledger tests run: SQLite and PGlite always; PostgreSQL when TEST_DATABASE_URL (or DATABASE_URL)
  * is set. On CI the PostgreSQL target is mandatory: it falls back to the local server's URL, so a
  * missing database fails the run instead of silently skipping the race tests.
  */
@@ -22,7 +22,7 @@ export interface OpenedTarget {
 }
 
 export interface DbTarget {
-  name: 'pglite' | 'postgres';
+  name: 'sqlite' | 'pglite' | 'postgres';
   open(): Promise<OpenedTarget>;
 }
 
@@ -30,6 +30,14 @@ const pglite: DbTarget = {
   name: 'pglite',
   async open() {
     const ledger = await openLedger({ dataDir: 'memory://' });
+    return { ledger, cleanup: () => ledger.close() };
+  },
+};
+
+const sqlite: DbTarget = {
+  name: 'sqlite',
+  async open() {
+    const ledger = await openLedger({ databaseUrl: 'sqlite::memory:' });
     return { ledger, cleanup: () => ledger.close() };
   },
 };
@@ -64,7 +72,7 @@ export function postgres(url: string, opts: { connectUrl?: string } & Omit<Ledge
   };
 }
 
-export const dbTargets: DbTarget[] = PG_URL ? [pglite, postgres(PG_URL)] : [pglite];
+export const dbTargets: DbTarget[] = PG_URL ? [sqlite, pglite, postgres(PG_URL)] : [sqlite, pglite];
 export const pgTarget: DbTarget | undefined = PG_URL ? postgres(PG_URL) : undefined;
 
 /**

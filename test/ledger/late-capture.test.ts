@@ -44,8 +44,8 @@ describe.each(dbTargets)('late capture ($name)', (target) => {
 
     await ledger.credit(a.id, 600n, 'top-up');
     await ledger.placeHold({ requestId: rid(), accountId: a.id, amount: 100n, ttlMs: 60_000 });
-    const usageRows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM usage_records WHERE request_id IN (${late}, ${other})`.execute(ledger.db);
-    expect(usageRows.rows[0].n).toBe(2);
+    const usageRows = await sql<{ n: number }>`SELECT count(*) AS n FROM usage_records WHERE request_id IN (${late}, ${other})`.execute(ledger.db);
+    expect(Number(usageRows.rows[0].n)).toBe(2);
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 

@@ -6,6 +6,7 @@ import * as usageAttribution from './20261125000000_usage_attribution.js';
 import * as lateCapture from './20261125000100_late_capture.js';
 import * as storedResponses from './20261125000200_stored_responses.js';
 import * as keyBudgetsExpiry from './20261126000000_key_budgets_expiry.js';
+import * as sqliteInitial from './sqlite/20261127000000_initial.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,9 @@ export const migrations: Record<string, Migration> = {
   '20261125000100_late_capture': lateCapture,
   '20261125000200_stored_responses': storedResponses,
   '20261126000000_key_budgets_expiry': keyBudgetsExpiry,
+};
+
+/** SQLite's migrations (the embedded ledger): its own history, from the schema as it stands. */
+export const sqliteMigrations: Record<string, Migration> = {
+  '20261127000000_initial': sqliteInitial,
 };
