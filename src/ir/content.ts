@@ -71,9 +71,10 @@ export interface ReasoningOrigin {
   provider: string;
   model?: string;
   /**
-   * The signature is opaque to clients that carry signed thinking blocks (Chat, Messages): it is
-   * withheld from them, so it can never come back as a thinking signature. Set from the family's
-   * `capabilities.signatures.opaque` (Responses encrypted_content).
+   * The signature is opaque to clients that carry signed thinking blocks (Chat, Messages): they get
+   * it sealed in an envelope naming the family, so it can never come back as an Anthropic
+   * signature. Set from the family's `capabilities.signatures.opaque` (Responses encrypted_content,
+   * Gemini thought signatures).
    */
   opaque?: boolean;
 }

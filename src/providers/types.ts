@@ -112,7 +112,7 @@ export interface ProviderCapabilities {
   serverTools: boolean;
   /**
    * Reasoning signatures: the family stamped on the origins of reasoning it produces (and the only
-   * one it sends back upstream); `opaque` ones are withheld from clients that carry signed thinking.
+   * one it sends back upstream); `opaque` ones reach clients only sealed (shared/reasoning-envelope.ts).
    */
   signatures: { family: string; opaque: boolean };
 }

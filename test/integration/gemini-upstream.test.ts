@@ -60,7 +60,7 @@ describe('chat clients (openai SDK) -> Gemini', () => {
     expect(req.body).toMatchObject({ systemInstruction: { parts: [{ text: 'Be brief.' }] }, contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
   });
 
-  it('round-trip parallel tool calls: minted ids, results named after their calls', async () => {
+  it('round-trip parallel tool calls: minted ids, results named after their calls, the thought signature back byte for byte', async () => {
     fake.script('script:google-gemini/stream-function-calls-parallel', 'script:google-gemini/stream-text');
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
     const first = await openai.chat.completions.create({ model: 'gm', messages, tools: [weatherTool, timeTool] });
@@ -77,8 +77,12 @@ describe('chat clients (openai SDK) -> Gemini', () => {
     const second = await openai.chat.completions.create({ model: 'gm', messages, tools: [weatherTool, timeTool] });
     expect(second.choices[0].message.content).toBe(TEXT);
     const { model, results } = secondTurn();
-    // Chat clients cannot carry Gemini's signature back (it would return as Anthropic's): withheld.
-    expect(model).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }, { functionCall: { name: 'get_time', args: {} } }] });
+    // The signature went out sealed in thinking_blocks (the SDK keeps the field on the message).
+    expect(JSON.stringify(first.choices[0].message)).not.toContain(CALL_SIGNATURE);
+    expect(model).toEqual({ role: 'model', parts: [
+      { functionCall: { name: 'get_weather', args: { location: 'Paris' } }, thoughtSignature: CALL_SIGNATURE },
+      { functionCall: { name: 'get_time', args: {} } },
+    ] });
     expect(results).toEqual({ role: 'user', parts: [
       { functionResponse: { name: 'get_time', response: { output: '14:05' } } },
       { functionResponse: { name: 'get_weather', response: { output: '18 C' } } },
@@ -99,8 +103,9 @@ describe('chat clients (openai SDK) -> Gemini', () => {
     }
     expect(reasoning).toBe(THOUGHT);
     expect(text).toBe('The capital of France is Paris.');
-    // No Gemini signature reaches a chat client.
+    // Gemini's signature reaches a chat client only sealed (it cannot go back as Anthropic's).
     expect(JSON.stringify(blocks)).not.toContain('Cr0BAYs3');
+    expect(blocks).toEqual([{ type: 'thinking', thinking: expect.any(String), signature: expect.stringMatching(/^swy1\./) }]);
     expect(sent(0).generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
   });
 
@@ -187,21 +192,23 @@ describe('messages clients (@anthropic-ai/sdk) -> Gemini', () => {
     expect(second.content).toMatchObject([{ type: 'text', text: TEXT }]);
     const { model, results: sentResults } = secondTurn();
     expect(model.parts.map((p: any) => p.functionCall?.name)).toEqual(['get_weather', 'get_time']);
-    expect(JSON.stringify(model)).not.toContain('thoughtSignature');
+    expect(model.parts[0].thoughtSignature).toBe(CALL_SIGNATURE);
+    expect(model.parts[1].thoughtSignature).toBeUndefined();
     expect(sentResults.parts).toEqual([
       { functionResponse: { name: 'get_weather', response: { output: 'result 0' } } },
       { functionResponse: { name: 'get_time', response: { output: 'result 1' } } },
     ]);
   });
 
-  it('stream thinking as a thinking block whose Gemini signature is withheld', async () => {
+  it('stream thinking as a thinking block whose Gemini signature is sealed', async () => {
     fake.script('script:google-gemini/stream-thinking');
     const final = await anthropic.messages
       .stream({ model: 'gm', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: 'Capital of France?' }] })
       .finalMessage();
     const thinking = final.content.filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking');
     expect(thinking.map((b) => b.thinking).join('')).toBe(THOUGHT);
-    expect(thinking.every((b) => b.signature === '')).toBe(true);
+    expect(thinking.filter((b) => b.signature !== '').map((b) => b.signature)).toEqual([expect.stringMatching(/^swy1\./)]);
+    expect(JSON.stringify(final.content)).not.toContain('Cr0BAYs3');
     expect(final.content.at(-1)).toMatchObject({ type: 'text', text: 'The capital of France is Paris.' });
     expect(sent(0).generationConfig).toMatchObject({ maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
   });

@@ -1,5 +1,5 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
-import { MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { MESSAGES_EXT, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -7,6 +7,7 @@ import { attributionOf } from '../shared/attribution.js';
 import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
+import { thinkingBlockFacts } from '../shared/reasoning-envelope.js';
 
 const P = MESSAGES_EXT;
 /** Messages' output ceiling when the client omits `max_tokens` (interface spec, Limits). */
@@ -201,7 +202,6 @@ function toolResult(b: JsonObject, at: string): ToolResultPart {
 function assistantBlocks(content: unknown, at: string): AssistantPart[] {
   return blocksOf(content, at).map((b, j): AssistantPart => {
     const bAt = `${at}.${j}`;
-    const origin = { provider: THINKING_FAMILY };
     switch (b.type) {
       case 'text':
         return textPart(b);
@@ -213,13 +213,14 @@ function assistantBlocks(content: unknown, at: string): AssistantPart[] {
       }
       case 'thinking': {
         if (typeof b.thinking !== 'string') throw invalid('thinking blocks need thinking text', `${bAt}.thinking`);
-        // Only a signature binds reasoning to Anthropic; an unsigned block is plain reasoning text.
+        // Only a signature binds reasoning to its provider; an unsigned block is plain reasoning text.
         const signed = typeof b.signature === 'string' && b.signature !== '';
-        return { type: 'reasoning', text: b.thinking, ...(signed ? { signature: b.signature as string, origin } : {}) };
+        if (!signed) return { type: 'reasoning', text: b.thinking };
+        return { type: 'reasoning', ...thinkingBlockFacts(b.thinking, b.signature as string, 'signature', `${bAt}.signature`) };
       }
       case 'redacted_thinking':
         if (typeof b.data !== 'string') throw invalid('redacted_thinking blocks need data', `${bAt}.data`);
-        return { type: 'reasoning', text: '', redacted: b.data, origin };
+        return { type: 'reasoning', ...thinkingBlockFacts('', b.data, 'redacted', `${bAt}.data`) };
       case 'server_tool_use': {
         // A tool the upstream ran (web search, ...): it goes back to an Anthropic upstream as it was.
         if (typeof b.id !== 'string' || typeof b.name !== 'string') throw invalid('server_tool_use needs id and name', bAt);

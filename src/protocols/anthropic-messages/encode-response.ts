@@ -6,7 +6,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { EncodeMeta } from '../types.js';
 import { messageId } from '../shared/ids.js';
 import { parseToolInput } from '../shared/json.js';
-import { signatureTravels } from '../shared/signature-travels.js';
+import { thinkingBlockValue } from '../shared/reasoning-envelope.js';
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
 
@@ -54,8 +54,8 @@ export function contentBlock(p: AssistantPart): Published<'Message'>['content'][
     case 'text':
       return { ...p.ext?.anthropic, type: 'text', text: p.text, ...(p.citations?.length ? { citations: p.citations } : {}) };
     case 'reasoning':
-      if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
-      return { type: 'thinking', thinking: p.text, signature: signatureTravels(p.origin) ? (p.signature ?? '') : '' };
+      if (p.redacted !== undefined) return { type: 'redacted_thinking', data: thinkingBlockValue(p.origin, p.redacted, 'redacted') };
+      return { type: 'thinking', thinking: p.text, signature: p.signature === undefined ? '' : thinkingBlockValue(p.origin, p.signature, 'signature') };
     case 'tool-call':
       return { ...p.ext?.anthropic, type: 'tool_use', id: p.id, name: p.name, input: parseToolInput(p.arguments) };
     case 'server-tool-call':

@@ -1,3 +1,4 @@
+import type { ReasoningOrigin } from '../../ir/content.js';
 import type { StreamEvent } from '../../ir/stream.js';
 import type { StreamTranslator } from '../../ir/translator.js';
 import type { Usage } from '../../ir/usage.js';
@@ -5,7 +6,7 @@ import type { EncodeMeta, SseFrame } from '../types.js';
 import { messageId } from '../shared/ids.js';
 import { anthropicErrorObject } from './encode-error.js';
 import { messagesUsage, stopFields } from './encode-response.js';
-import { signatureTravels } from '../shared/signature-travels.js';
+import { thinkingBlockValue } from '../shared/reasoning-envelope.js';
 
 export interface MessagesStreamState {
   id: string;
@@ -19,8 +20,8 @@ export interface MessagesStreamState {
   nextIndex: number;
   /** Open IR block id -> content block index, in opening order. */
   open: Record<string, number>;
-  /** Reasoning blocks whose signature must not reach the client (see signatureTravels). */
-  unsigned: Record<string, true>;
+  /** Each open reasoning block's origin, for the value its signature goes out as (thinkingBlockValue). */
+  origins: Record<string, ReasoningOrigin | undefined>;
   /** 1 + fallbacks seen: `usage.iterations`. */
   attempts: number;
   /** Warnings that arose after the headers went out (a later candidate's), sent on `message_delta`. */
@@ -36,7 +37,7 @@ export function initMessagesStream(meta: EncodeMeta): MessagesStreamState {
     done: false,
     nextIndex: 0,
     open: {},
-    unsigned: {},
+    origins: {},
     attempts: 1,
     warnings: [],
   };
@@ -87,8 +88,8 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         openBlock(ev.id, { type: 'text', text: '' });
         break;
       case 'reasoning-start':
-        if (!signatureTravels(ev.origin)) s.unsigned = { ...s.unsigned, [ev.id]: true };
-        openBlock(ev.id, ev.redacted !== undefined ? { type: 'redacted_thinking', data: ev.redacted } : { type: 'thinking', thinking: '', signature: '' });
+        s.origins = { ...s.origins, [ev.id]: ev.origin };
+        openBlock(ev.id, ev.redacted !== undefined ? { type: 'redacted_thinking', data: thinkingBlockValue(ev.origin, ev.redacted, 'redacted') } : { type: 'thinking', thinking: '', signature: '' });
         break;
       case 'tool-start':
         openBlock(ev.id, { type: ev.server ? 'server_tool_use' : 'tool_use', id: ev.toolCallId, name: ev.name, input: {} });
@@ -109,7 +110,7 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
         if (ev.text !== '') delta(ev.id, { type: 'thinking_delta', thinking: ev.text });
         break;
       case 'reasoning-signature':
-        if (ev.signature !== '' && !s.unsigned[ev.id]) delta(ev.id, { type: 'signature_delta', signature: ev.signature });
+        if (ev.signature !== '') delta(ev.id, { type: 'signature_delta', signature: thinkingBlockValue(s.origins[ev.id], ev.signature, 'signature') });
         break;
       case 'tool-delta':
         if (ev.json !== '') delta(ev.id, { type: 'input_json_delta', partial_json: ev.json });

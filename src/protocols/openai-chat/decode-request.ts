@@ -1,5 +1,5 @@
 import { invalid } from '../../ir/errors.js';
-import { CHAT_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { CHAT_EXT, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -7,6 +7,7 @@ import { attributionOf } from '../shared/attribution.js';
 import { checkTools } from '../shared/check-tools.js';
 import { decodeChatResponseFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
+import { ENVELOPE_PREFIX, thinkingBlockFacts } from '../shared/reasoning-envelope.js';
 
 const P = CHAT_EXT;
 /** Chat's output ceiling when the client sends none (interface spec, Limits). */
@@ -180,14 +181,17 @@ function reasoningParts(m: JsonObject, at: string): AssistantPart[] {
   if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) {
     const lone = m.thinking_blocks.length === 1 && typeof m.reasoning_content === 'string';
     return m.thinking_blocks.map((b, j): AssistantPart => {
-      const origin = { provider: THINKING_FAMILY };
+      const bAt = `${at}.thinking_blocks.${j}`;
       if (isRecord(b) && b.type === 'thinking' && typeof b.thinking === 'string') {
         const signed = typeof b.signature === 'string' && b.signature !== '';
-        const text = b.thinking === '' && lone ? (m.reasoning_content as string) : b.thinking;
-        return { type: 'reasoning', text, ...(signed ? { signature: b.signature as string, origin } : {}) };
+        // Not for a sealed signature: its block's text is its own (a Gemini signature-only part).
+        const sealed = signed && (b.signature as string).startsWith(ENVELOPE_PREFIX);
+        const text = b.thinking === '' && lone && !sealed ? (m.reasoning_content as string) : b.thinking;
+        if (!signed) return { type: 'reasoning', text };
+        return { type: 'reasoning', ...thinkingBlockFacts(text, b.signature as string, 'signature', `${bAt}.signature`) };
       }
       if (isRecord(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
-        return { type: 'reasoning', text: '', redacted: b.data, origin };
+        return { type: 'reasoning', ...thinkingBlockFacts('', b.data, 'redacted', `${bAt}.data`) };
       }
       throw invalid('thinking_blocks entries must be thinking or redacted_thinking blocks', `${at}.thinking_blocks.${j}`);
     });

@@ -5,7 +5,7 @@ import type { Response } from '../../ir/response.js';
 import { inputTotal, type Usage } from '../../ir/usage.js';
 import type { EncodeMeta } from '../types.js';
 import { chatCompletionId } from '../shared/ids.js';
-import { signatureTravels } from '../shared/signature-travels.js';
+import { thinkingBlockValue } from '../shared/reasoning-envelope.js';
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -39,8 +39,8 @@ type ToolCall = NonNullable<ChatMessage['tool_calls']>[number];
 
 /** A signed or redacted reasoning part as a LiteLLM-style `thinking_blocks` entry the client can send back. */
 export function thinkingBlock(p: ReasoningPart): ThinkingBlock | undefined {
-  if (p.redacted !== undefined) return { type: 'redacted_thinking', data: p.redacted };
-  if (p.signature !== undefined && signatureTravels(p.origin)) return { type: 'thinking', thinking: p.text, signature: p.signature };
+  if (p.redacted !== undefined) return { type: 'redacted_thinking', data: thinkingBlockValue(p.origin, p.redacted, 'redacted') };
+  if (p.signature !== undefined) return { type: 'thinking', thinking: p.text, signature: thinkingBlockValue(p.origin, p.signature, 'signature') };
   return undefined;
 }
 

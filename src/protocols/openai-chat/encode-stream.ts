@@ -1,4 +1,5 @@
 import { refusalExplanation } from '../../ir/finish.js';
+import type { ReasoningOrigin } from '../../ir/content.js';
 import type { StreamEvent } from '../../ir/stream.js';
 import type { StreamTranslator } from '../../ir/translator.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
@@ -6,7 +7,7 @@ import type { Published } from '../shared/published.js';
 import { chatCompletionId } from '../shared/ids.js';
 import { chatErrorObject } from './encode-error.js';
 import { chatFinishReason, chatUsage, type ChatFinishReason } from './encode-response.js';
-import { signatureTravels } from '../shared/signature-travels.js';
+import { thinkingBlockValue } from '../shared/reasoning-envelope.js';
 
 export interface ChatStreamState {
   id: string;
@@ -21,9 +22,9 @@ export interface ChatStreamState {
   /** IR tool block id -> `tool_calls[].index`, counted 0,1,2 in order of tool-start. */
   tools: Record<string, number>;
   nextTool: number;
-  /** Reasoning blocks whose signature must not reach the client (see signatureTravels). */
-  unsigned: Record<string, true>;
-  /** The text so far of each open reasoning block whose signature travels, for its `thinking_blocks` entry. */
+  /** Each open reasoning block's origin, for the value its signature goes out as (thinkingBlockValue). */
+  origins: Record<string, ReasoningOrigin | undefined>;
+  /** The text so far of each open reasoning block, for its `thinking_blocks` entry. */
   thinking: Record<string, string>;
 }
 
@@ -37,7 +38,7 @@ export function initChatStream(meta: EncodeMeta): ChatStreamState {
     done: false,
     tools: {},
     nextTool: 0,
-    unsigned: {},
+    origins: {},
     thinking: {},
   };
 }
@@ -78,9 +79,9 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         if (ev.text !== '') emit({ content: ev.text });
         break;
       case 'reasoning-start':
-        if (!signatureTravels(ev.origin)) s.unsigned = { ...s.unsigned, [ev.id]: true };
-        else s.thinking = { ...s.thinking, [ev.id]: '' };
-        if (ev.redacted !== undefined) emit({ thinking_blocks: [{ type: 'redacted_thinking', data: ev.redacted }] });
+        s.origins = { ...s.origins, [ev.id]: ev.origin };
+        s.thinking = { ...s.thinking, [ev.id]: '' };
+        if (ev.redacted !== undefined) emit({ thinking_blocks: [{ type: 'redacted_thinking', data: thinkingBlockValue(ev.origin, ev.redacted, 'redacted') }] });
         break;
       case 'reasoning-delta':
         if (ev.text === '') break;
@@ -88,12 +89,14 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         if (s.thinking[ev.id] !== undefined) s.thinking = { ...s.thinking, [ev.id]: s.thinking[ev.id] + ev.text };
         break;
       case 'reasoning-signature':
-        if (!s.unsigned[ev.id]) emit({ thinking_blocks: [{ type: 'thinking', thinking: s.thinking[ev.id] ?? '', signature: ev.signature }] });
+        emit({ thinking_blocks: [{ type: 'thinking', thinking: s.thinking[ev.id] ?? '', signature: thinkingBlockValue(s.origins[ev.id], ev.signature, 'signature') }] });
         break;
       case 'reasoning-end':
         if (s.thinking[ev.id] !== undefined) {
           const { [ev.id]: _ended, ...open } = s.thinking;
+          const { [ev.id]: _origin, ...origins } = s.origins;
           s.thinking = open;
+          s.origins = origins;
         }
         break;
       case 'tool-start': {

@@ -1,5 +1,5 @@
 import { inputTotal, type Attempt, type Finish, type Request, type Usage } from '../../ir/index.js';
-import { encryptedContentOf, type ReasoningFacts } from './reasoning-envelope.js';
+import { encryptedContentOf, type ReasoningFacts } from '../shared/reasoning-envelope.js';
 import type { EncodeMeta } from '../types.js';
 import { EXT } from './decode-input.js';
 

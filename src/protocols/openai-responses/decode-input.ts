@@ -7,7 +7,7 @@ import {
   type TextPart,
   type ToolResultPart,
 } from '../../ir/index.js';
-import { decodeEncryptedContent, RESPONSES_ORIGIN } from './reasoning-envelope.js';
+import { decodeEncryptedContent, RESPONSES_ORIGIN } from '../shared/reasoning-envelope.js';
 import { isRecord } from '../shared/json.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */

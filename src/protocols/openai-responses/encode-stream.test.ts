@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError, type StreamEvent, type Usage } from '../../ir/index.js';
 import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, sseEvents, streamEventErrors } from './fixtures.test-helper.js';
 import { initStream, stream } from './encode-stream.js';
-import { decodeEncryptedContent } from './reasoning-envelope.js';
+import { decodeEncryptedContent } from '../shared/reasoning-envelope.js';
 
 const usage = (input: number, output: number, reasoning = 0, cacheRead = 0): Usage => ({
   input: { noCache: input - cacheRead, cacheRead, cacheWrite: 0 },

@@ -16,8 +16,8 @@ export const geminiProvider = {
     // `responseMimeType: application/json` without a schema.
     jsonMode: true,
     serverTools: false,
-    // Thought signatures go back to Gemini only: withheld from chat and messages clients (which
-    // would send them back as Anthropic's), carried by Responses clients in encrypted_content.
+    // Thought signatures go back to Gemini only: clients get them sealed in an envelope naming
+    // the family (thinking blocks, encrypted_content), never as an Anthropic signature.
     signatures: { family: GEMINI_FAMILY, opaque: true },
   },
   stream(call: ProviderCall) {
