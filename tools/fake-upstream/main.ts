@@ -2,8 +2,9 @@ import { startFakeUpstream } from './server.js';
 
 /**
  * CLI: `node --import tsx tools/fake-upstream/main.ts [--port 9100] [--host 127.0.0.1] [--scenario words:20]`.
- * Serves POST /v1/chat/completions, /v1/messages, /v1/responses and Gemini's
- * `/v1beta/models/{model}:generateContent` / `:streamGenerateContent` until interrupted.
+ * Serves POST /v1/chat/completions, /v1/messages, /v1/responses, Gemini's
+ * `/v1beta/models/{model}:generateContent` / `:streamGenerateContent` and Bedrock's
+ * `/model/{modelId}/invoke` / `/invoke-with-response-stream` (SigV4 or Bearer required) until interrupted.
  */
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
