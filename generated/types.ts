@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployments with their health
+         * @description Every deployment of every catalog model: its provider and upstream model, weight, state (healthy, cooling down, probing), recent error rate, latency, calls in flight and the end of its cooldown.
+         */
+        get: operations["adminListDeployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/keys": {
         parameters: {
             query?: never;
@@ -1301,6 +1321,48 @@ export interface components {
             deleted: true;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @description A deployment's health: `healthy`; `cooling_down`, skipped by routing until `cooldown_until` (it failed repeatedly, or answered 429/503/529 with a `retry-after`); `probing`, the cooldown is over and one call at a time per instance tells whether it is back.
+         * @enum {string}
+         */
+        DeploymentHealthState: "healthy" | "cooling_down" | "probing";
+        /** @description Every deployment of every catalog model, in catalog order. */
+        DeploymentList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["DeploymentStatus"][];
+        };
+        /** @description One deployment of a catalog model (a provider and an upstream model serving it), with its health as this instance sees it. Cooldowns are shared by every instance when Redis is configured; error rate, latency and calls in flight are this instance's. */
+        DeploymentStatus: {
+            /** @description `<model>/<name>`: the name the metrics and the attempts use. */
+            id: string;
+            /** @description The catalog model it serves. */
+            model: string;
+            /** @description The configuration's provider entry it calls. */
+            provider: string;
+            /** @description The model name sent upstream. */
+            upstream_model: string;
+            /**
+             * Format: double
+             * @description Its share of the model's traffic under weighted routing.
+             */
+            weight: number;
+            state: components["schemas"]["DeploymentHealthState"];
+            /**
+             * Format: double
+             * @description Failed calls over all calls in the last minute on this instance, 0 to 1 (0 with no calls). Client errors (4xx other than 408 and 429) are not counted.
+             */
+            error_rate: number;
+            /** @description Time to first output of successful calls (ms), a moving average; null before the first. */
+            latency_ms: number | null;
+            /**
+             * Format: int32
+             * @description Calls running on it in this instance.
+             */
+            in_flight: number;
+            /** @description RFC 3339 end of the cooldown when `cooling_down`, else null. */
+            cooldown_until: string | null;
         };
         /** @description Document block. Only plain-text documents are accepted (PDF and custom content are refused); the text reaches any model, and an Anthropic model gets the block back whole. */
         DocumentBlock: {
@@ -3987,6 +4049,157 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsagePage"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListDeployments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
                 };
             };
             /** @description An error of the admin API. */

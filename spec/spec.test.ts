@@ -11,7 +11,7 @@ beforeAll(async () => {
 
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
-  'adminGetUsage', 'adminListAccounts', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
+  'adminGetUsage', 'adminListAccounts', 'adminListDeployments', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
   'headRoot', 'listModels', 'listResponseInputItems',
 ];

@@ -1,6 +1,7 @@
 import * as accounts from '../handlers/accounts.js';
 import { handleCompletion } from '../handlers/complete.js';
 import { countTokens } from '../handlers/count-tokens.js';
+import { listDeployments } from '../handlers/deployments.js';
 import * as keys from '../handlers/keys.js';
 import { getMetrics } from '../handlers/metrics.js';
 import { getModel, listModels } from '../handlers/models.js';
@@ -66,6 +67,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminListKeys: { handler: (i) => keys.listKeys(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminUpdateKey: { handler: (i) => keys.updateKey(ledger, pipeline.catalog, i), protocol: openaiChat, auth: 'admin' },
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminListDeployments: { handler: async () => listDeployments(pipeline.catalog, pipeline.health, pipeline.now()), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
     getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },
     getMetrics: { handler: getMetrics, protocol: openaiChat, auth: 'metrics' },

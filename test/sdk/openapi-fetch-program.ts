@@ -75,6 +75,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
   note('adminListKeys', (await admin.GET('/admin/keys', { params: { query: { account_id: accountId } } })).response);
   note('adminUpdateKey', (await admin.PATCH('/admin/keys/{key_id}', { params: { path: { key_id: keyId } }, body: { name: 'sdk-renamed' } })).response);
   note('adminRevokeKey', (await admin.DELETE('/admin/keys/{key_id}', { params: { path: { key_id: keyId } } })).response);
+  note('adminListDeployments', (await admin.GET('/admin/deployments')).response);
 
   // One streamed call, each event typed by the document's MessageStreamEvent union.
   const stream = await apiKey.POST('/v1/messages', {

@@ -52,6 +52,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('adminListKeys', await sdk.adminListKeys({ client: admin, query: { account_id: accountId } }));
   note('adminUpdateKey', await sdk.adminUpdateKey({ client: admin, path: { key_id: keyId }, body: { name: 'sdk-renamed' } }));
   note('adminRevokeKey', await sdk.adminRevokeKey({ client: admin, path: { key_id: keyId } }));
+  note('adminListDeployments', await sdk.adminListDeployments({ client: admin }));
 
   const stream = await sdk.createMessage({ client, parseAs: 'stream', body: { model: 'local-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Hello' }] } });
   let streamedText = '';

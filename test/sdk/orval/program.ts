@@ -57,6 +57,7 @@ export async function runProgram(c: Credentials): Promise<Outcome> {
   note('adminListKeys', await api.adminListKeys({ account_id: accountId }, admin));
   note('adminUpdateKey', await api.adminUpdateKey(keyId, { name: 'sdk-renamed' }, admin));
   note('adminRevokeKey', await api.adminRevokeKey(keyId, admin));
+  note('adminListDeployments', await api.adminListDeployments(admin));
 
   const request: api.CreateMessageRequest = { model: 'local-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Hello' }] };
   const stream = await fetch(api.getCreateMessageUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...apiKey.headers }, body: JSON.stringify(request) });
