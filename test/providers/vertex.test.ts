@@ -4,9 +4,11 @@
  * bodies sent, the service account's access token (got from the token endpoint with a signed
  * assertion, cached, refreshed), token failures and Vertex's errors as typed GatewayErrors.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/config/load-config.js';
 import { GatewayError, type Request } from '../../src/ir/index.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
 import type { Provider, ProviderConfig } from '../../src/providers/types.js';
@@ -225,5 +227,17 @@ describe('options', () => {
     expect(resolveBaseUrl(vertexGeminiProvider.defaultBaseUrl, 'us-east5')).toBe('https://us-east5-aiplatform.googleapis.com/v1');
     expect(resolveBaseUrl(vertexAnthropicProvider.defaultBaseUrl, 'global')).toBe('https://aiplatform.googleapis.com/v1');
     expect(resolveBaseUrl('https://proxy.example/{location}/v1/', 'europe-west4')).toBe('https://proxy.example/europe-west4/v1');
+  });
+
+  it('the documented configuration loads (its credentials file replaced by one that exists)', () => {
+    const md = readFileSync(path.resolve(import.meta.dirname, '../../docs/providers.md'), 'utf8');
+    const block = /## Google Vertex AI[\s\S]*?```yaml\n([\s\S]*?)```/.exec(md)![1];
+    const catalog = buildCatalog(parseYaml(block.replace('/etc/switchyard/vertex-sa.json', account.file)), {}, 'docs/providers.md');
+    expect(catalog.providers.get('vertex-claude')).toMatchObject({
+      type: 'vertex-anthropic',
+      baseUrl: 'https://{location}-aiplatform.googleapis.com/v1',
+      options: { project: 'my-gcp-project', location: 'us-east5', credentialsFile: account.file },
+    });
+    expect(catalog.providers.get('vertex-gemini')!.options).toEqual({ project: 'my-gcp-project', location: 'europe-west4' });
   });
 });
