@@ -13,8 +13,9 @@ import { openRateLimiter, type RateLimiter } from '../limits/index.js';
 import { localKeyEvents, redisKeyEvents } from './key-events.js';
 import { providers as builtInProviders } from '../providers/registry.js';
 import type { ProviderRegistry } from '../providers/types.js';
+import type { PipelineDeps } from '../pipeline/types.js';
 import type { Catalog } from '../routing/catalog.js';
-import { openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
+import { catalogPolicy, openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
 
 export interface GatewayOptions {
   host?: string;
@@ -101,7 +102,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const limiter = opts.limiter ?? (await openRateLimiter({ redisUrl: opts.redisUrl, log }));
   // Cooldowns shared by every instance through Redis when configured, else this process's own.
   const ownsHealth = !opts.health;
-  const health = opts.health ?? (await openDeploymentHealth({ redisUrl: opts.redisUrl, log }));
+  // Each deployment's cooldown is its model's in the catalog in use (a reload applies at once).
+  const health: DeploymentHealth = opts.health ?? (await openDeploymentHealth({ redisUrl: opts.redisUrl, log, policyFor: catalogPolicy(() => pipeline.catalog) }));
   // Keys revoked or changed here are dropped from the other instances' key caches at once.
   const keyEvents = opts.redisUrl
     ? await redisKeyEvents(opts.redisUrl, (keyId) => ledger.forgetKey(keyId), (err) => log.warn({ err }, 'could not announce a key change'))
@@ -111,7 +113,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
   const lifecycle = new Lifecycle();
-  const pipeline = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now };
+  const pipeline: PipelineDeps = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now };
   const readiness = async (): Promise<Readiness> => {
     const checks: Record<string, string> = { draining: String(lifecycle.draining) };
     const database = await Promise.race([

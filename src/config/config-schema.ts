@@ -3,7 +3,8 @@
  *   providers: { <id>: { type: openai | anthropic, base_url, api_key_env } }
  *   models: [ { id, provider, upstream_model } ]
  * A model served in several places lists `deployments: [ { provider, upstream_model, ... } ]`
- * instead of its provider and upstream model, and may choose a `routing: { strategy }`.
+ * instead of its provider and upstream model, and may choose a `routing: { strategy }`. A top-level
+ * `routing: { cooldown_ms }` sets every model's cooldown; a model's own `routing.cooldown_ms` wins.
  * Everything else is optional with defaults (see load-config.ts and config/example.yaml).
  */
 import type { ProviderRegistry } from '../providers/types.js';
@@ -50,6 +51,17 @@ const routing = {
   properties: {
     strategy: { enum: ['weighted', 'least_in_flight', 'lowest_latency'] },
     session_affinity: { type: 'boolean' },
+    cooldown_ms: { type: 'integer', minimum: 1, maximum: 86_400_000 },
+  },
+} as const;
+
+/** Top-level `routing:`: defaults for every model (a model's own `routing:` wins). */
+const routingDefaults = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    /** How long repeated failures cool a deployment down (spec/DECISIONS.md, "Deployment health"). */
+    cooldown_ms: { type: 'integer', minimum: 1, maximum: 86_400_000 },
   },
 } as const;
 
@@ -59,6 +71,7 @@ export const configSchema = (registry: ProviderRegistry) => ({
   additionalProperties: false,
   required: ['providers', 'models'],
   properties: {
+    routing: routingDefaults,
     providers: {
       type: 'object',
       additionalProperties: {

@@ -385,3 +385,26 @@ describe('buildCatalog: deployments', () => {
     expect(errorOf(empty)).toMatch(/deployments must NOT have fewer than 1 items/);
   });
 });
+
+describe('buildCatalog: cooldowns', () => {
+  it('a model\'s routing.cooldown_ms wins over the top-level routing.cooldown_ms; neither leaves the store\'s default', () => {
+    const doc = minimal();
+    expect(buildCatalog(doc, env).models.get('gpt')!.routing.cooldownMs).toBeUndefined();
+    doc.routing = { cooldown_ms: 10_000 };
+    doc.models[1].routing = { cooldown_ms: 120_000 };
+    const c = buildCatalog(doc, env);
+    expect(c.models.get('gpt')!.routing.cooldownMs).toBe(10_000);
+    expect(c.models.get('claude')!.routing).toEqual({ strategy: 'weighted', sessionAffinity: true, cooldownMs: 120_000 });
+  });
+
+  it('refuses a cooldown that is not a positive whole number of ms, and unknown routing settings', () => {
+    const doc = minimal();
+    doc.routing = { cooldown_ms: 0 };
+    expect(errorOf(doc)).toMatch(/routing\.cooldown_ms must be >= 1/);
+    doc.routing = { cooldown: 5 };
+    expect(errorOf(doc)).toMatch(/routing.*cooldown/);
+    delete doc.routing;
+    doc.models[0].routing = { cooldown_ms: 1.5 };
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\)\.routing\.cooldown_ms must be integer/);
+  });
+});

@@ -68,7 +68,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
   for (const [i, m] of (doc.models as Raw[]).entries()) {
     const where = `${source}: models[${i}] (id "${m.id}")`;
     if (models.has(m.id)) throw new ConfigError(`${where}: duplicate model id`);
-    models.set(m.id, buildModel(m, providers, where));
+    models.set(m.id, buildModel(m, providers, where, doc.routing));
   }
   refuseUnpriced([...models.values()], source);
   const aliases = new Map<string, string>();
@@ -226,7 +226,7 @@ function rawDeployments(m: Raw, providers: Map<string, ProviderConfig>, where: s
   });
 }
 
-function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: string): ModelEntry {
+function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: string, defaults: Raw | undefined): ModelEntry {
   const raws = rawDeployments(m, providers, where);
   const known = raws.map((d) => knownPrice(m, d, where));
   // No invented maximum: an agent's default (Claude Code asks for 32000) must reach the upstream.
@@ -260,7 +260,11 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
     id: m.id,
     displayName: m.display_name ?? m.id,
     deployments,
-    routing: { strategy: m.routing?.strategy ?? 'weighted', sessionAffinity: m.routing?.session_affinity ?? true },
+    routing: {
+      strategy: m.routing?.strategy ?? 'weighted',
+      sessionAffinity: m.routing?.session_affinity ?? true,
+      ...(m.routing?.cooldown_ms ?? defaults?.cooldown_ms ? { cooldownMs: m.routing?.cooldown_ms ?? defaults?.cooldown_ms } : {}),
+    },
     price: m.price ? buildPrice(m.price, where) : deployments[0].price,
     contextWindow,
     maxOutputTokens,

@@ -56,6 +56,8 @@ export interface Routing {
   strategy: RoutingStrategy;
   /** Requests carrying a session identity stick to one deployment while it is available. */
   sessionAffinity: boolean;
+  /** How long repeated failures cool a deployment down (ms); the health store's default (30 s) when absent. */
+  cooldownMs?: number;
 }
 
 export interface ModelEntry {

@@ -3,7 +3,7 @@ import { RedisDeploymentHealth } from './redis-health.js';
 import type { DeploymentHealth } from './types.js';
 
 export type { DeploymentFailure, DeploymentHealth, DeploymentState } from './types.js';
-export { DEFAULT_HEALTH_POLICY, countsAgainst, type HealthPolicy } from './policy.js';
+export { DEFAULT_HEALTH_POLICY, catalogPolicy, countsAgainst, type HealthPolicy } from './policy.js';
 export { LocalDeploymentHealth, type Cooldown, type LocalHealthOptions } from './local-health.js';
 export { RedisDeploymentHealth } from './redis-health.js';
 

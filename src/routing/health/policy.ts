@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog.js';
 import type { DeploymentFailure } from './types.js';
 
 /**
@@ -50,4 +51,27 @@ export function countsAgainst(failure: DeploymentFailure): boolean {
 export function retryAfterCooldown(failure: DeploymentFailure, policy: HealthPolicy): number | undefined {
   if (failure.status === undefined || !BUSY.has(failure.status) || failure.retryAfterMs === undefined) return undefined;
   return Math.max(failure.retryAfterMs, policy.minRetryAfterCooldownMs);
+}
+
+/**
+ * Each deployment's policy under the catalog in use (read at every call, so a reloaded catalog
+ * applies at once): its model's `routing.cooldown_ms` when configured, the default otherwise. A
+ * failed probe's doubling is capped at 5 minutes, or at the cooldown itself when that is longer.
+ */
+export function catalogPolicy(catalog: () => Catalog): (deploymentId: string) => HealthPolicy {
+  const memo = new WeakMap<Catalog, Map<string, HealthPolicy>>();
+  return (deploymentId) => {
+    const c = catalog();
+    let byId = memo.get(c);
+    if (!byId) memo.set(c, (byId = new Map()));
+    let policy = byId.get(deploymentId);
+    if (!policy) {
+      // A deployment id is `<model id>/<name>`; a name holds no `/`, a model id may.
+      const model = c.models.get(deploymentId.slice(0, deploymentId.lastIndexOf('/')));
+      const cooldownMs = model?.routing.cooldownMs ?? DEFAULT_HEALTH_POLICY.cooldownMs;
+      policy = { ...DEFAULT_HEALTH_POLICY, cooldownMs, maxCooldownMs: Math.max(DEFAULT_HEALTH_POLICY.maxCooldownMs, cooldownMs) };
+      byId.set(deploymentId, policy);
+    }
+    return policy;
+  };
 }
