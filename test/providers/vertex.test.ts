@@ -190,13 +190,23 @@ describe('access tokens', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it("a token Vertex does not take is Vertex's 401: the gateway's credentials, not the client's", async () => {
+  it('a token Vertex refuses (revoked before its expiry) is dropped: the call runs again with a fresh one', async () => {
     const config = vertexConfig('vertex-gemini', 'script:google-gemini/stream-text');
     expect((await gemini('', {}, config)).error).toBeUndefined();
     fake.revokeTokens();
-    const { error } = await gemini('', {}, config);
+    const { events, error } = await gemini('', {}, config);
+    expect(error).toBeUndefined();
+    expect(collect(events).content).toEqual([{ type: 'text', text: 'Switchyard routes every token to Gemini.' }]);
+    const [first, second] = fake.tokenRequests.map((t) => `Bearer ${t.token}`);
+    expect(fake.requests.map((r) => r.headers.authorization)).toEqual([first, first, second]);
+  });
+
+  it("Vertex refusing a fresh token too is its 401: the gateway's credentials, not the client's", async () => {
+    const { error } = await gemini('status:401');
     expect(error).toMatchObject({ kind: 'authentication', status: 401, code: 'UNAUTHENTICATED', retryable: false });
     expect((error as Error).message).toBe("upstream rejected the gateway's credentials");
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.tokenRequests).toHaveLength(2);
   });
 });
 

@@ -30,6 +30,14 @@ export async function accessToken(provider: ProviderConfig): Promise<string> {
   return token;
 }
 
+/**
+ * Drop the provider's client and the token it holds: the next call builds a new one, which asks
+ * the token endpoint afresh (a token Vertex refused, revoked before its expiry, is not reused).
+ */
+export function forgetCredentials(provider: ProviderConfig): void {
+  clients.delete(provider.id);
+}
+
 function clientFor(provider: ProviderConfig): Promise<AuthClient> {
   const settings = settingsOf(provider);
   const key = JSON.stringify([settings.credentialsFile, settings.tokenUri]);

@@ -11,6 +11,7 @@ import { restampErrors, vertexErrorDecoder } from './decode-error.js';
 import { encodeAnthropicRequest, encodeGeminiRequest } from './encode-request.js';
 import { bearerSigner } from './get-access-token.js';
 import { vertexOptions } from './options.js';
+import { withTokenRenewal } from './renew-token.js';
 
 /**
  * Anthropic's models on Vertex AI (`publishers/anthropic/...:rawPredict` / `:streamRawPredict`):
@@ -26,7 +27,7 @@ export const vertexAnthropicProvider = {
   stream(call: ProviderCall) {
     const provider = call.target.provider;
     const { body, headers } = encodeAnthropicRequest(call.request, call.target);
-    return streamUpstream(call, {
+    return withTokenRenewal(call, VERTEX_ANTHROPIC_KIND, () => streamUpstream(call, {
       url: anthropicUrl(provider, call.target.upstreamModel, call.request.stream),
       headers: { ...provider.headers, ...headers },
       body,
@@ -35,7 +36,7 @@ export const vertexAnthropicProvider = {
       decodeStream: restampErrors(decodeMessagesStream, VERTEX_ANTHROPIC_KIND),
       initStream: initMessagesStream,
       decodeResponse: decodeMessagesResponse,
-    });
+    }));
   },
 } satisfies Provider;
 
@@ -53,7 +54,7 @@ export const vertexGeminiProvider = {
     const provider = call.target.provider;
     // Gemini's function calls have no ids: each is minted from the request id.
     const callIdPrefix = `call_${call.requestId.replace(/[^A-Za-z0-9_-]/g, '')}`;
-    return streamUpstream(call, {
+    return withTokenRenewal(call, VERTEX_GEMINI_KIND, () => streamUpstream(call, {
       url: geminiUrl(provider, call.target.upstreamModel, call.request.stream),
       headers: { ...provider.headers },
       body: encodeGeminiRequest(call.request),
@@ -62,7 +63,7 @@ export const vertexGeminiProvider = {
       decodeStream: restampErrors(decodeGeminiStream, VERTEX_GEMINI_KIND),
       initStream: () => initGeminiStream(callIdPrefix),
       decodeResponse: (body) => decodeGeminiResponse(body, callIdPrefix),
-    });
+    }));
   },
 } satisfies Provider;
 
