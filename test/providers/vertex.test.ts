@@ -17,6 +17,7 @@ import { vertexAnthropicProvider, vertexGeminiProvider } from '../../src/provide
 import { vertexOptions } from '../../src/providers/vertex/options.js';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { writeServiceAccount, type ServiceAccount } from '../support/google-service-account.js';
+import { REFERENCE_PRESENT, reportSkippedWithoutReference } from '../support/reference.js';
 import { assertWellFormed, collect, drainSettled, makeCall } from './helpers.js';
 
 let fake: FakeUpstream;
@@ -147,6 +148,27 @@ describe('Gemini on Vertex', () => {
     const { events, error } = await gemini('script:google-gemini/stream-error-unavailable');
     expect(events.some((e) => e.type === 'text-delta')).toBe(true);
     expect(error).toMatchObject({ kind: 'unavailable', retryable: true, details: { upstream: { provider: 'vertex-gemini', status: 503 } } });
+  });
+});
+
+reportSkippedWithoutReference('the recorded Vertex Gemini answers replayed by vertex-gemini');
+describe.skipIf(!REFERENCE_PRESENT)('Gemini on Vertex replays the recorded Vertex answers (reference folder)', () => {
+  it('a 400 INVALID_ARGUMENT from generateContent is an invalid request with Vertex\'s message', async () => {
+    const { error } = await gemini('transcript:google-gemini/error-400-vertex-invalid-argument.json', { stream: false });
+    expect(error).toMatchObject({ kind: 'invalid_request', status: 400, code: 'INVALID_ARGUMENT', retryable: false, details: { upstream: { provider: 'vertex-gemini', status: 400 } } });
+    expect((error as Error).message).toMatch(/^Cannot fetch content from the provided URL/);
+  });
+
+  it('a prompt Model Armor blocked (no candidates, Vertex-only fields) is a refusal before any output', async () => {
+    const { events, error } = await gemini('transcript:google-gemini/generate-vertex-prompt-blocked.json', { stream: false });
+    expect(error).toBeUndefined();
+    assertWellFormed(events);
+    expect(events.map((e) => e.type)).toEqual(['start', 'finish']);
+    expect(collect(events).finish).toEqual({
+      unified: 'refusal',
+      raw: 'MODEL_ARMOR',
+      details: { blockReason: 'MODEL_ARMOR', explanation: 'The prompt violated Prompt Injection and Jailbreak filters.' },
+    });
   });
 });
 
