@@ -35,8 +35,34 @@ function framePayloads(file: string): any[] {
   return out;
 }
 
+/** What a Converse recording says: its message's blocks, or its stream's deltas. */
+function converseContent(file: string): Content {
+  const full = path.join(DIR, file);
+  const c: Content = { text: '', reasoning: '', tools: [] };
+  if (file.endsWith('.json')) {
+    for (const b of JSON.parse(readFileSync(full, 'utf8')).output.message.content) {
+      if (typeof b.text === 'string') c.text += b.text;
+      if (b.reasoningContent?.reasoningText) c.reasoning += b.reasoningContent.reasoningText.text;
+      if (b.toolUse) c.tools.push({ name: b.toolUse.name, args: JSON.stringify(b.toolUse.input) });
+    }
+    return c;
+  }
+  const tools: Record<number, { name: string; args: string }> = {};
+  for (const ev of framePayloads(full)) {
+    if (ev.start?.toolUse) tools[ev.contentBlockIndex] = { name: ev.start.toolUse.name, args: '' };
+    const d = ev.delta;
+    if (!d) continue;
+    if (typeof d.text === 'string') c.text += d.text;
+    if (typeof d.reasoningContent?.text === 'string') c.reasoning += d.reasoningContent.text;
+    if (typeof d.toolUse?.input === 'string') tools[ev.contentBlockIndex].args += d.toolUse.input;
+  }
+  c.tools = Object.values(tools);
+  return c;
+}
+
 /** The Anthropic events or message a recording holds, and what they say. */
 function recordedContent(file: string): Content {
+  if (file.startsWith('converse-')) return converseContent(file);
   const full = path.join(DIR, file);
   const c: Content = { text: '', reasoning: '', tools: [] };
   if (file.endsWith('.json')) {
@@ -60,8 +86,8 @@ function recordedContent(file: string): Content {
   return c;
 }
 
-reportSkippedWithoutReference('every recorded Bedrock InvokeModel transcript through every client protocol');
-describe.skipIf(!REFERENCE_PRESENT)('every recorded Bedrock InvokeModel transcript through every client protocol', () => {
+reportSkippedWithoutReference('every recorded Bedrock transcript (InvokeModel and Converse) through every client protocol');
+describe.skipIf(!REFERENCE_PRESENT)('every recorded Bedrock transcript (InvokeModel and Converse) through every client protocol', () => {
   beforeAll(async () => {
     await loadSpec();
     restoreEnv = useTestAwsCredentials();
@@ -73,7 +99,8 @@ describe.skipIf(!REFERENCE_PRESENT)('every recorded Bedrock InvokeModel transcri
     restoreEnv?.();
   });
 
-  const files = REFERENCE_PRESENT ? readdirSync(DIR).filter((f) => /^(invoke-|error-)/.test(f) && !f.endsWith('.request.json')).sort() : [];
+  // The vercel/ai decoded-JSON form of a Converse stream is not a wire body.
+  const files = REFERENCE_PRESENT ? readdirSync(DIR).filter((f) => /^(invoke-|converse-|error-)/.test(f) && /\.(json|eventstream)$/.test(f) && !f.endsWith('.request.json')).sort() : [];
   for (const file of files) {
     const status = Number(/^error-(\d{3})-/.exec(file)?.[1] ?? 200);
     for (const protocol of CLIENT_PROTOCOLS) {
@@ -81,8 +108,10 @@ describe.skipIf(!REFERENCE_PRESENT)('every recorded Bedrock InvokeModel transcri
         it(`${file} -> ${protocol} ${stream ? 'stream' : 'json'}`, async () => {
           fake.reset();
           fake.script(`transcript:bedrock/${file}`);
-          const a = await post(gw.url, gw.key, protocol, sampleBody(protocol, 'bd', stream));
-          expect(fake.requests.map((r) => r.path)).toEqual([`/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/${stream ? 'invoke-with-response-stream' : 'invoke'}`]);
+          const converse = file.startsWith('converse-');
+          const a = await post(gw.url, gw.key, protocol, sampleBody(protocol, converse ? 'bdc' : 'bd', stream));
+          const action = converse ? (stream ? 'converse-stream' : 'converse') : stream ? 'invoke-with-response-stream' : 'invoke';
+          expect(fake.requests.map((r) => r.path)).toEqual([`/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/${action}`]);
           if (status !== 200) {
             expect(a.status).toBe(status);
             expect(bodyProblems(protocol, a.status, a.json)).toEqual([]);

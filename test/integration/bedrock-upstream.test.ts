@@ -246,3 +246,74 @@ describe('Responses clients (openai SDK) -> Bedrock', () => {
     expect((down as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
   });
 });
+
+describe('every client protocol -> Bedrock Converse', () => {
+  const NOVA_PATH = '/model/amazon.nova-pro-v1%3A0';
+
+  it('chat: stream text from converse-stream', async () => {
+    fake.script('script:bedrock/converse-stream-text');
+    const stream = await openai.chat.completions.create({ model: 'nova', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('Switchyard speaks Converse too.');
+    expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 6 });
+    expect(fake.requests[0].path).toBe(`${NOVA_PATH}/converse-stream`);
+    expect(sent(0).messages).toEqual([{ role: 'user', content: [{ text: 'Hello' }] }]);
+  });
+
+  it('messages: round-trip parallel tool calls as toolUse and toolResult blocks', async () => {
+    fake.script('script:bedrock/converse-stream-tool-use-parallel', 'script:bedrock/converse-stream-text');
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
+      { name: 'get_time', input_schema: { type: 'object', properties: {} } },
+    ];
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
+    const first = await anthropic.messages.stream({ model: 'nova', max_tokens: 300, tools, messages: [question] }).finalMessage();
+    const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+    expect(uses.map((u) => [u.id, u.name, u.input])).toEqual([['tooluse_Weather01', 'get_weather', { location: 'Paris' }], ['tooluse_Time02', 'get_time', {}]]);
+    expect(first.usage).toMatchObject({ input_tokens: 20, cache_read_input_tokens: 1000, output_tokens: 40 });
+    const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
+    const second = await anthropic.messages.create({ model: 'nova', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
+    expect(second.content).toMatchObject([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
+    expect(sent(1).messages[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse)).toEqual([
+      { toolUseId: 'tooluse_Weather01', name: 'get_weather', input: { location: 'Paris' } },
+      { toolUseId: 'tooluse_Time02', name: 'get_time', input: {} },
+    ]);
+    expect(sent(1).messages[2].content).toEqual([
+      { toolResult: { toolUseId: 'tooluse_Weather01', content: [{ text: 'result 0' }] } },
+      { toolResult: { toolUseId: 'tooluse_Time02', content: [{ text: 'result 1' }] } },
+    ]);
+    expect(sent(1).toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(['get_weather', 'get_time']);
+  });
+
+  it('Responses: stream Claude-on-Converse thinking as a summary; the signature goes back in reasoningContent', async () => {
+    fake.script('script:bedrock/converse-stream-reasoning', 'script:bedrock/converse-stream-text');
+    const stream = await openai.responses.create({ model: 'bdc', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
+    let summary = '';
+    let final: any;
+    for await (const ev of stream) {
+      if (ev.type === 'response.reasoning_summary_text.delta') summary += ev.delta;
+      if (ev.type === 'response.completed') final = ev.response;
+    }
+    expect(summary).toBe(THOUGHT);
+    expect(fake.requests[0].path).toBe(`${MODEL_PATH}/converse-stream`);
+    expect(sent(0).additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
+    await openai.responses.create({ model: 'bdc', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
+    expect(sent(1).messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: THOUGHT, signature: 'EqQBCkgIBRABGAIiQConverseSignedThinkingForSwitchyard+/==' } } });
+  });
+
+  it('chat: a throttlingException frame after text is an in-stream error', async () => {
+    fake.script('script:bedrock/converse-stream-exception');
+    const stream = await openai.chat.completions.create({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    let text = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(text).toBe('Switchyard speaks');
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+  });
+});

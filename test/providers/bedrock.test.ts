@@ -59,9 +59,9 @@ function bedrockConfig(scenario: string, over: Partial<ProviderConfig> = {}): Pr
   };
 }
 
-async function run(scenario: string, stream = true, request: Partial<Request> = {}, over: Partial<ProviderConfig> = {}) {
+async function run(scenario: string, stream = true, request: Partial<Request> = {}, over: Partial<ProviderConfig> = {}, upstreamModel = MODEL) {
   fake.reset();
-  const call = makeCall(bedrockConfig(scenario, over), { request: { stream, ...request }, target: { upstreamModel: MODEL } });
+  const call = makeCall(bedrockConfig(scenario, over), { request: { stream, ...request }, target: { upstreamModel } });
   return drainSettled(bedrockProvider, call);
 }
 
@@ -224,6 +224,96 @@ describe('the Bedrock provider on InvokeModel', () => {
   });
 });
 
+const NOVA = 'amazon.nova-pro-v1:0';
+const converse = (scenario: string, stream = true, request: Partial<Request> = {}, model = NOVA, over: Partial<ProviderConfig> = {}) => run(scenario, stream, request, over, model);
+
+describe('the Bedrock provider on Converse', () => {
+  it('calls converse-stream for a model that is not Anthropic, and reads text blocks that have no start', async () => {
+    const { events, error } = await converse('script:bedrock/converse-stream-text', true, { system: [{ type: 'text', text: 'Be brief.' }], temperature: 0.2, stopSequences: ['END'] });
+    expect(error).toBeUndefined();
+    assertWellFormed(events);
+    expect(fake.requests[0].path).toBe('/model/amazon.nova-pro-v1%3A0/converse-stream');
+    expect(fake.requests[0].body).toEqual({
+      messages: [{ role: 'user', content: [{ text: 'Hello' }] }],
+      system: [{ text: 'Be brief.' }],
+      inferenceConfig: { maxTokens: 1024, temperature: 0.2, stopSequences: ['END'] },
+    });
+    const c = collect(events);
+    expect(c.content).toEqual([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
+    expect(c.finish).toEqual({ unified: 'stop', raw: 'end_turn' });
+    expect(c.usage).toEqual({ input: { noCache: 11, cacheRead: 0, cacheWrite: 0 }, output: { total: 6, reasoning: 0 } });
+  });
+
+  it('streams parallel tool calls with input fragments; usage (with a cache read) arrives after messageStop', async () => {
+    const tools = [{ name: 'get_weather', inputSchema: { type: 'object', properties: { location: { type: 'string' } } } }, { name: 'get_time', inputSchema: { type: 'object' } }];
+    const { events } = await converse('script:bedrock/converse-stream-tool-use-parallel', true, { tools, toolChoice: { type: 'required' } });
+    assertWellFormed(events);
+    expect((fake.requests[0].body as any).toolConfig).toEqual({
+      tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: tools[0].inputSchema } } }, { toolSpec: { name: 'get_time', inputSchema: { json: tools[1].inputSchema } } }],
+      toolChoice: { any: {} },
+    });
+    const c = collect(events);
+    expect(c.content.filter((p) => p.type === 'tool-call')).toEqual([
+      { type: 'tool-call', id: 'tooluse_Weather01', name: 'get_weather', arguments: '{"location": "Paris"}' },
+      { type: 'tool-call', id: 'tooluse_Time02', name: 'get_time', arguments: '{}' },
+    ]);
+    expect(c.finish).toEqual({ unified: 'tool-calls', raw: 'tool_use' });
+    expect(c.usage).toEqual({ input: { noCache: 20, cacheRead: 1000, cacheWrite: 0 }, output: { total: 40, reasoning: 0 } });
+  });
+
+  it('asks Claude on Converse (options.api) for thinking in additionalModelRequestFields, and sends signed reasoning back', async () => {
+    const over = { options: { region: 'eu-west-1', api: 'converse' } };
+    const { events } = await converse('script:bedrock/converse-stream-reasoning', true, { reasoning: { enabled: true, budgetTokens: 2048 }, maxTokens: 4096 }, MODEL, over);
+    expect(fake.requests[0].path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream');
+    expect((fake.requests[0].body as any).additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(events.map(eventLine)).toMatchSnapshot();
+    const answer: Message = { role: 'assistant', content: collect(events).content };
+    await converse('script:bedrock/converse-stream-text', true, { messages: [{ role: 'user', content: [{ type: 'text', text: 'Capital?' }] }, answer, { role: 'user', content: [{ type: 'text', text: 'Thanks' }] }] }, MODEL, over);
+    expect((fake.requests[0].body as any).messages[1]).toEqual({ role: 'assistant', content: [
+      { reasoningContent: { reasoningText: { text: 'The user asks for the capital of France. It is Paris.', signature: 'EqQBCkgIBRABGAIiQConverseSignedThinkingForSwitchyard+/==' } } },
+      { text: 'The capital of France is Paris.' },
+    ] });
+  });
+
+  it('a non-streamed call goes to converse and reads toolUse (with its newer type field)', async () => {
+    const { events } = await converse('script:bedrock/converse-tool-use', false);
+    expect(fake.requests[0].path).toBe('/model/amazon.nova-pro-v1%3A0/converse');
+    const c = collect(events);
+    expect(c.content).toEqual([{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'tooluse_Weather01', name: 'get_weather', arguments: '{"location":"Paris"}' }]);
+    expect(c.usage.output.total).toBe(30);
+  });
+
+  it('sends tool results and images in Converse blocks', async () => {
+    await converse('script:bedrock/converse-stream-text', true, {
+      tools: [{ name: 'get_weather', inputSchema: { type: 'object' } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'tooluse_1', name: 'get_weather', arguments: '{"location":"Paris"}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'tooluse_1', content: [{ type: 'text', text: 'rain' }], isError: true }] },
+      ],
+    });
+    expect((fake.requests[0].body as any).messages).toEqual([
+      { role: 'user', content: [{ text: 'What is this?' }, { image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } } }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { location: 'Paris' } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'rain' }], status: 'error' } }] },
+    ]);
+  });
+
+  it('generated answers (words) come in Converse frames, streamed and whole', async () => {
+    const streamed = await converse('words:5', true);
+    expect(collect(streamed.events).content).toEqual([{ type: 'text', text: 'Switchyard routes tokens through many' }]);
+    const whole = await converse('words:3', false);
+    expect(collect(whole.events).content).toEqual([{ type: 'text', text: 'Switchyard routes tokens' }]);
+  });
+
+  it('an exception frame after text is a typed error after the text', async () => {
+    const { events, error } = await converse('script:bedrock/converse-stream-exception');
+    expect(events.map((e) => e.type)).toEqual(['start', 'text-start', 'text-delta']);
+    const e = error as GatewayError;
+    expect({ status: e.status, kind: e.kind, retryable: e.retryable, code: e.code }).toEqual({ status: 429, kind: 'rate_limit', retryable: true, code: 'ThrottlingException' });
+  });
+});
+
 describe('readEventStream: frames split anywhere', () => {
   it('reassembles frames split at every byte and keeps exception frames apart', async () => {
     const bytes = Buffer.concat([chunkFrame({ type: 'ping' }), exceptionFrame('validationException', 'bad')]);
@@ -248,12 +338,14 @@ describe('readEventStream: frames split anywhere', () => {
   });
 });
 
-reportSkippedWithoutReference('the recorded Bedrock InvokeModel transcripts replayed by the Bedrock provider');
-describe.skipIf(!REFERENCE_PRESENT)('the Bedrock provider replays every recorded InvokeModel transcript over HTTP', () => {
+reportSkippedWithoutReference('the recorded Bedrock transcripts replayed by the Bedrock provider');
+describe.skipIf(!REFERENCE_PRESENT)('the Bedrock provider replays every recorded InvokeModel and Converse transcript over HTTP', () => {
   const dir = path.join(TRANSCRIPTS, 'bedrock');
-  const files = REFERENCE_PRESENT ? readdirSync(dir).filter((f) => f.startsWith('invoke-') && !f.endsWith('.request.json')).sort() : [];
+  const files = REFERENCE_PRESENT ? readdirSync(dir).filter((f) => /^(invoke|converse)-/.test(f) && !f.endsWith('.request.json')).sort() : [];
   it.each(files)('%s', async (file) => {
-    const { events, error } = await run(`transcript:bedrock/${file}`, file.endsWith('.eventstream'));
+    const model = file.startsWith('converse-') ? 'us.anthropic.claude-sonnet-4-20250514-v1:0' : MODEL;
+    const over = file.startsWith('converse-') ? { options: { region: 'eu-west-1', api: 'converse' } } : {};
+    const { events, error } = await run(`transcript:bedrock/${file}`, !file.endsWith('.json'), {}, over, model);
     expect(error).toBeUndefined();
     assertWellFormed(events);
     expect(events.map(eventLine)).toMatchSnapshot();

@@ -38,8 +38,10 @@ export function useTestAwsCredentials(): () => void {
 
 /**
  * The fake catalog plus a `bedrock` provider (`up-bedrock`, base_url the fake, region eu-west-1,
- * SigV4 with the test credentials) and two models on it, upstream model
- * anthropic.claude-sonnet-4-5-20250929-v1:0: `bd`, and `bd-guarded`, which falls back to `up-openai`.
+ * SigV4 with the test credentials) and models on it: `bd` (upstream model
+ * anthropic.claude-sonnet-4-5-20250929-v1:0, InvokeModel), `bd-guarded` (the same, falling back to
+ * `up-openai`), `bdc` (the same Claude through Converse, on `up-bedrock-converse`) and `nova`
+ * (amazon.nova-pro-v1:0, Converse).
  */
 export function bedrockCatalog(fake: FakeUpstream): Catalog {
   const doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
@@ -57,6 +59,13 @@ export function bedrockCatalog(fake: FakeUpstream): Catalog {
     max_output_tokens: 32_000,
     capabilities: { tools: true, reasoning: true, images: true },
   };
-  doc.models.push({ id: 'bd', ...bedrock }, { id: 'bd-guarded', ...bedrock, fallbacks: ['up-openai'] });
+  // The same Claude through Converse (options.api), and a model that is not Anthropic (Converse by default).
+  doc.providers['up-bedrock-converse'] = { ...(doc.providers['up-bedrock'] as object), options: { region: 'eu-west-1', api: 'converse' } };
+  doc.models.push(
+    { id: 'bd', ...bedrock },
+    { id: 'bd-guarded', ...bedrock, fallbacks: ['up-openai'] },
+    { id: 'bdc', ...bedrock, provider: 'up-bedrock-converse' },
+    { id: 'nova', ...bedrock, upstream_model: 'amazon.nova-pro-v1:0', price: { input: '0.80', output: '3.20' } },
+  );
   return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'bedrock catalog');
 }

@@ -151,3 +151,48 @@ export async function checkBedrockAuth(
   }
   return undefined;
 }
+
+/**
+ * Anthropic SSE event texts (the fake's generated answers) -> ConverseStream frames: no
+ * `contentBlockStart` for text, tool input as string fragments, `messageStop`, then `metadata`.
+ */
+export function sseToConverse(events: string[]): Uint8Array[] {
+  const frames: Uint8Array[] = [];
+  let usage = { inputTokens: 0, outputTokens: 0 };
+  for (const e of events) {
+    const line = e.split('\n').find((l) => l.startsWith('data:'));
+    if (!line) continue;
+    const ev = JSON.parse(line.slice(5)) as Record<string, any>;
+    if (ev.type === 'message_start') {
+      usage = { inputTokens: ev.message.usage?.input_tokens ?? 0, outputTokens: 0 };
+      frames.push(eventFrame('messageStart', { role: 'assistant' }));
+    } else if (ev.type === 'content_block_start' && ev.content_block.type === 'tool_use') {
+      frames.push(eventFrame('contentBlockStart', { contentBlockIndex: ev.index, start: { toolUse: { toolUseId: ev.content_block.id, name: ev.content_block.name } } }));
+    } else if (ev.type === 'content_block_delta') {
+      const d = ev.delta;
+      const delta = d.type === 'text_delta' ? { text: d.text } : d.type === 'input_json_delta' ? { toolUse: { input: d.partial_json } } : d.type === 'thinking_delta' ? { reasoningContent: { text: d.thinking } } : { reasoningContent: { signature: d.signature } };
+      frames.push(eventFrame('contentBlockDelta', { contentBlockIndex: ev.index, delta }));
+    } else if (ev.type === 'content_block_stop') {
+      frames.push(eventFrame('contentBlockStop', { contentBlockIndex: ev.index }));
+    } else if (ev.type === 'message_delta') {
+      usage.outputTokens = ev.usage?.output_tokens ?? 0;
+      frames.push(eventFrame('messageStop', { stopReason: ev.delta.stop_reason }));
+    }
+  }
+  frames.push(eventFrame('metadata', { usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens }, metrics: { latencyMs: 1 } }));
+  return frames;
+}
+
+/** An Anthropic message (the fake's generated answer) -> a Converse answer. */
+export function messageToConverse(message: Record<string, any>): Record<string, unknown> {
+  const content = (message.content as Array<Record<string, any>>).map((b) =>
+    b.type === 'tool_use' ? { toolUse: { toolUseId: b.id, name: b.name, input: b.input } } : b.type === 'thinking' ? { reasoningContent: { reasoningText: { text: b.thinking, signature: b.signature } } } : { text: b.text },
+  );
+  const u = message.usage ?? {};
+  return {
+    output: { message: { role: 'assistant', content } },
+    stopReason: message.stop_reason,
+    usage: { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, totalTokens: (u.input_tokens ?? 0) + (u.output_tokens ?? 0) },
+    metrics: { latencyMs: 1 },
+  };
+}

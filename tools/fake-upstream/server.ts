@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agentTurn } from './agent.js';
-import { bedrockCall, bedrockErrorHeaders, bedrockErrorType, checkBedrockAuth, corruptFrame, EVENT_STREAM_TYPE, sseToChunks, type AwsCredentials, type BedrockCall } from './bedrock.js';
+import { bedrockCall, bedrockErrorHeaders, bedrockErrorType, checkBedrockAuth, corruptFrame, EVENT_STREAM_TYPE, messageToConverse, sseToChunks, sseToConverse, type AwsCredentials, type BedrockCall } from './bedrock.js';
 import { generateEvents, generateJson } from './generate.js';
 import { FakeOAuth, type OAuthOptions, type TokenRequest } from './oauth.js';
 import { errorBody, geminiCall, isVertexPath, malformedEvent, protocolForPath, vertexAnthropicCall, type WireProtocol } from './protocols.js';
@@ -111,7 +111,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.';
       return sendJson(res, 401, errorBody('google-gemini', 401, message));
     }
-    await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers);
+    await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers, bedrock);
   }
 
   function pickScenario(req: IncomingMessage, body: unknown): Scenario {
@@ -122,7 +122,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     return queue.shift() ?? fallback;
   }
 
-  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers']): Promise<void> {
+  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers'], bedrock?: BedrockCall): Promise<void> {
     if (s.hangBeforeHeaders) return; // never answer; the client's timeout or abort ends it
     if (shouldFail(s)) {
       const status = s.status ?? 500;
@@ -143,8 +143,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
       const answer = s.agent ? agentTurn(generatedAs, body) : undefined;
       const gen = { protocol: generatedAs, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false, answer };
-      if (body.stream !== true) return sendGenerated(res, generateJson(gen), words, s);
-      events = protocol === 'bedrock' ? sseToChunks(generateEvents(gen)) : generateEvents(gen);
+      // Converse's own schema: the Anthropic answer reshaped (bedrock.ts).
+      const converse = bedrock?.api === 'converse';
+      if (body.stream !== true) return sendGenerated(res, converse ? messageToConverse(generateJson(gen)) : generateJson(gen), words, s);
+      events = protocol !== 'bedrock' ? generateEvents(gen) : converse ? sseToConverse(generateEvents(gen)) : sseToChunks(generateEvents(gen));
     }
     if (s.malformed) {
       const at = typeof s.malformed === 'number' ? s.malformed : 1;

@@ -2,17 +2,21 @@ import { MESSAGES_EXT, THINKING_FAMILY } from '../../ir/index.js';
 import { decodeResponse as decodeMessage } from '../anthropic/decode-response.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import type { Provider, ProviderCall } from '../types.js';
-import { BEDROCK_KIND, bedrockOptions, DEFAULT_BASE_URL, modelUrl, staticHeaders } from './api.js';
+import { apiFor, BEDROCK_KIND, bedrockOptions, DEFAULT_BASE_URL, modelUrl, staticHeaders } from './api.js';
+import { decodeConverseResponse } from './decode-converse-response.js';
+import { decodeConverseStream, initConverseStream } from './decode-converse-stream.js';
 import { decodeError } from './decode-error.js';
 import { decodeInvokeStream, initInvokeStream } from './decode-stream.js';
+import { encodeConverseRequest } from './encode-converse.js';
 import { encodeInvokeRequest } from './encode-request.js';
 import { bedrockOptionsSpec } from './options.js';
 import { readEventStream } from './read-event-stream.js';
 import { sigV4Signer } from './sign-request.js';
 
 /**
- * Amazon Bedrock Runtime upstreams: Anthropic models through InvokeModel (their Messages body,
- * streamed as AWS event-stream frames), signed with SigV4 or sent with a Bedrock API key.
+ * Amazon Bedrock Runtime upstreams: Anthropic models through InvokeModel (their Messages body),
+ * other models through Converse (`options.api` forces one), streamed as AWS event-stream frames,
+ * signed with SigV4 or sent with a Bedrock API key.
  */
 export const bedrockProvider = {
   type: BEDROCK_KIND,
@@ -32,15 +36,28 @@ export const bedrockProvider = {
   stream(call: ProviderCall) {
     const provider = call.target.provider;
     const options = bedrockOptions(provider);
-    const api = 'invoke' as const;
+    const model = call.target.upstreamModel;
+    const api = apiFor(model, options);
     const stream = call.request.stream;
-    return streamUpstream(call, {
-      url: modelUrl(provider.baseUrl, options.region, call.target.upstreamModel, api, stream),
+    const transport = {
+      url: modelUrl(provider.baseUrl, options.region, model, api, stream),
       headers: staticHeaders(provider, stream),
-      body: encodeInvokeRequest(call.request, call.target),
       ...(provider.apiKey ? {} : { sign: sigV4Signer(provider) }),
       readEvents: readEventStream,
       decodeError,
+    };
+    if (api === 'converse') {
+      return streamUpstream(call, {
+        ...transport,
+        body: encodeConverseRequest(call.request, model),
+        decodeStream: decodeConverseStream,
+        initStream: () => initConverseStream(model),
+        decodeResponse: (body) => decodeConverseResponse(body, model),
+      });
+    }
+    return streamUpstream(call, {
+      ...transport,
+      body: encodeInvokeRequest(call.request, call.target),
       decodeStream: decodeInvokeStream,
       initStream: initInvokeStream,
       decodeResponse: decodeMessage,
