@@ -609,6 +609,8 @@ export interface components {
         /** @description One model tried while serving a request. */
         Attempt: {
             model: string;
+            /** @description The deployment that served the attempt (`<model>/<name>`), when the model has several. */
+            deployment?: string;
             outcome: components["schemas"]["AttemptOutcome"];
             reason?: string;
         };

@@ -55,6 +55,8 @@ export interface GatewayOptions {
   health?: DeploymentHealth;
   /** The providers the config may name; the built-in ones by default (registry.ts `withProviders` adds more). */
   providers?: ProviderRegistry;
+  /** Randomness for picking deployments by weight (Math.random by default; tests seed one). */
+  random?: () => number;
 }
 
 export interface Gateway {
@@ -113,7 +115,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
   const lifecycle = new Lifecycle();
-  const pipeline: PipelineDeps = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now };
+  const pipeline: PipelineDeps = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now, random: opts.random };
   const readiness = async (): Promise<Readiness> => {
     const checks: Record<string, string> = { draining: String(lifecycle.draining) };
     const database = await Promise.race([

@@ -87,12 +87,13 @@ const MAX_WARNINGS_HEADER = 2000;
 
 /**
  * The headers of an answer: the hops so far, for both protocols (`x-switchyard-attempts:
- * model=outcome, ...`), and the key's rate limits in the protocol's own headers.
+ * model=outcome, ...`, the deployment id `model/name` in place of the model when the model has
+ * several deployments), and the key's rate limits in the protocol's own headers.
  */
 function answerHeaders(summary: RunSummary, protocol: ProtocolAdapter<any>, nowMs: number): Record<string, string> {
   const headers: Record<string, string> = summary.rateLimit ? protocol.rateLimitHeaders(summary.rateLimit, nowMs) : {};
   if (summary.attempts.length > 0) {
-    headers['x-switchyard-attempts'] = summary.attempts.map((a) => `${a.model}=${a.outcome}`).join(', ');
+    headers['x-switchyard-attempts'] = summary.attempts.map((a) => `${a.deployment ?? a.model}=${a.outcome}`).join(', ');
   }
   if (summary.servedModel) headers['x-switchyard-model'] = summary.servedModel;
   if (summary.servedVariant) headers['x-switchyard-variant'] = summary.servedVariant;

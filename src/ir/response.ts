@@ -5,6 +5,8 @@ import type { Usage } from './usage.js';
 /** One hop of a fallback chain, as reported to the client. */
 export interface Attempt {
   model: string;
+  /** The deployment that served the attempt (`<model>/<name>`), when the model has several. */
+  deployment?: string;
   outcome: 'ok' | 'refusal' | 'error';
   reason?: string;
 }

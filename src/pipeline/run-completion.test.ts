@@ -13,7 +13,7 @@ import { startRun } from './run-completion.js';
 import type { CallContext, LedgerPort, PipelineDeps } from './types.js';
 
 /** Upstream behaviours, chosen by the model's upstream name. */
-type Script = 'answer' | 'refuse-early' | 'refuse-late' | 'down' | 'hang';
+type Script = 'answer' | 'refuse-early' | 'refuse-late' | 'down' | 'overloaded' | 'hang';
 
 const usage = (input: number, output: number) => ({
   input: { noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -31,6 +31,9 @@ function scriptedProvider() {
       calls.push(call);
       const script = call.target.upstreamModel as Script;
       if (script === 'down') throw new GatewayError('unavailable', 'upstream is down', { retryable: true });
+      if (script === 'overloaded') {
+        throw new GatewayError('overloaded', 'Overloaded', { retryable: true, retryAfter: 7, details: { upstream: { provider: 'anthropic', status: 529 } } });
+      }
       yield { type: 'start', id: `up-${calls.length}`, model: script };
       if (script === 'hang') {
         yield* text('t', 'Hello');
@@ -104,6 +107,16 @@ function model(id: string, script: Script, fallbacks: string[] = [], fallbackOnU
   };
 }
 
+/** A model on several deployments, named a, b, ...: each plays its script, priced 10x its index + 1. */
+function deployed(id: string, scripts: Script[], fallbacks: string[] = []): ModelEntry {
+  const deployments = scripts.map((script, i) => {
+    const name = 'abc'[i];
+    const price = { input: 1n, output: BigInt(10 * (i + 1)), cacheRead: 0n, cacheWrite: 0n };
+    return { id: `${id}/${name}`, name, provider: PROVIDER, upstreamModel: script, weight: 1, price };
+  });
+  return { ...model(id, scripts[0], fallbacks, true), deployments };
+}
+
 const catalog: Catalog = {
   providers: new Map([['up', PROVIDER]]),
   models: new Map(
@@ -113,6 +126,8 @@ const catalog: Catalog = {
       model('refuses-late', 'refuse-late', ['answers']),
       model('outage', 'down', ['answers'], true),
       model('hangs', 'hang'),
+      deployed('two-places', ['overloaded', 'answer']),
+      deployed('nowhere', ['down', 'down'], ['answers']),
     ].map((m) => [m.id, m]),
   ),
   aliases: new Map(),
@@ -271,5 +286,57 @@ describe('startRun', () => {
     const { deps, ctx, calls } = setup(1n, false);
     await expect(startRun(deps, ctx, request('answers', true))).rejects.toMatchObject({ kind: 'insufficient_balance' });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('startRun: deployments', () => {
+  /** random() = 0: the weighted pick takes the first available deployment. */
+  function firstPick() {
+    const t = setup();
+    t.deps.random = () => 0;
+    return t;
+  }
+
+  for (const stream of [true, false]) {
+    it(`a 529 on one deployment moves to another at once; one answer, both hops reported, the served deployment's price (${stream ? 'streamed' : 'collected'})`, async () => {
+      const { deps, ctx, calls, ledger } = firstPick();
+      const run = await startRun(deps, ctx, request('two-places', stream));
+      expect(lines(await drain(run.events))).toEqual(['start two-places', 'text-start 1:t', 'text-delta 1:t The answer.', 'text-end 1:t', 'finish stop out=4']);
+      expect(run.summary.attempts).toEqual([
+        { model: 'two-places', deployment: 'two-places/a', outcome: 'error', reason: 'Overloaded' },
+        { model: 'two-places', deployment: 'two-places/b', outcome: 'ok' },
+      ]);
+      // Another deployment was available: no provider retries on the first; the last keeps them.
+      expect(calls.map((c) => [c.target.upstreamModel, c.target.maxRetries])).toEqual([
+        ['overloaded', 0],
+        ['answer', undefined],
+      ]);
+      await ledger.settledOnce;
+      expect(ledger.settles[0].charges).toEqual([{ model: 'two-places', usage: usage(10, 4), cost: 10n + 4n * 20n }]);
+      // The 529's retry-after cools the deployment down; the next request goes to the other one.
+      const [a] = deps.health.snapshot(Date.now()).filter((d) => d.id === 'two-places/a');
+      expect(a).toMatchObject({ state: 'cooling_down' });
+      expect(a.cooldownUntil! - Date.now()).toBeGreaterThan(6_000);
+      const again = await startRun(deps, { ...ctx, requestId: 'req-2' }, request('two-places', stream));
+      await drain(again.events);
+      expect(again.summary.attempts).toEqual([{ model: 'two-places', deployment: 'two-places/b', outcome: 'ok' }]);
+    });
+  }
+
+  it('every deployment failing: the model\'s fallback chain comes after its deployments', async () => {
+    const { deps, ctx } = firstPick();
+    const run = await startRun(deps, ctx, request('nowhere', true));
+    expect(lines(await drain(run.events))).toEqual(['start answers', 'fallback nowhere->answers error', 'text-start 2:t', 'text-delta 2:t The answer.', 'text-end 2:t', 'finish stop out=4']);
+    expect(run.summary.attempts.map((a) => `${a.deployment ?? a.model}=${a.outcome}`)).toEqual(['nowhere/a=error', 'nowhere/b=error', 'answers=ok']);
+  });
+
+  it('none available: the deployment whose cooldown ends first is tried rather than none', async () => {
+    const { deps, ctx } = firstPick();
+    const now = Date.now();
+    deps.health.recordFailure('two-places/a', { status: 429, retryAfterMs: 60_000 }, now);
+    deps.health.recordFailure('two-places/b', { status: 429, retryAfterMs: 20_000 }, now);
+    const run = await startRun(deps, ctx, request('two-places', false));
+    await drain(run.events);
+    expect(run.summary.attempts).toEqual([{ model: 'two-places', deployment: 'two-places/b', outcome: 'ok' }]);
   });
 });

@@ -11,8 +11,13 @@ import {
 import { costOf, requestHold, type Charge } from '../ledger/index.js';
 import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
+  affinityKey,
+  anotherAvailable,
   ceilingWarning,
+  holdCandidate,
   nextStep,
+  onDeployment,
+  pickDeployment,
   planRoute,
   refusalReason,
   resolveReasoning,
@@ -24,6 +29,7 @@ import * as metrics from '../util/metrics.js';
 import { countRequestTokensAsync } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
 import { billableUsage, OutputMeter } from './meter-output.js';
+import { watchDeployment, type HealthWatch } from './report-health.js';
 import { closeOpenBlocks, runAttempt, type AttemptResult } from './run-attempt.js';
 import type { CallContext, PipelineDeps, RunSummary } from './types.js';
 
@@ -55,11 +61,13 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   const admitted = ctx.limits ? await deps.limiter.admit(ctx.keyId, ctx.limits, inputTokens) : undefined;
   if (admitted && !admitted.allowed) throw rateLimitError(admitted, inputTokens);
   summary.rateLimit = admitted;
-  const amount = requestHold(inputTokens, candidates);
+  const amount = requestHold(inputTokens, candidates.map((c) => holdCandidate(c, req)));
+  const hops: Hops = { tried: new Set(), session: affinityKey(req) };
+  const first = pickFor(deps, req, candidates[0], hops);
   // An account this instance expects to afford the hold gets its first upstream call started
   // while the hold commits. Nothing reaches the client before the hold is placed; a refused hold
   // cancels the call, and the client gets the refusal and is charged nothing.
-  const early = deps.ledger.holdLikelyPasses(ctx.accountId, amount) ? launchAttempt(deps, ctx, req, candidates[0], 0, summary) : undefined;
+  const early = deps.ledger.holdLikelyPasses(ctx.accountId, amount) ? launchAttempt(deps, ctx, req, first, 0, summary) : undefined;
   try {
     await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
   } catch (e) {
@@ -72,13 +80,37 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
     throw e;
   }
   if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
-  return { events: runAttempts(deps, ctx, req, candidates, summary, early), summary };
+  return { events: runAttempts(deps, ctx, req, candidates, summary, { hops, next: first, early }), summary };
+}
+
+/** The deployments a run has tried (every model's: their ids are distinct) and its session identity. */
+interface Hops {
+  tried: Set<string>;
+  session?: string;
+}
+
+/**
+ * The candidate on the deployment picked for it now (`routing/pick-deployment.ts`), marked
+ * tried. While another deployment is available the call gets no retries of its own: a retryable
+ * failure moves to that deployment at once; the last one keeps its provider's retries.
+ */
+function pickFor(deps: PipelineDeps, req: Request, cand: Candidate, hops: Hops): Candidate {
+  const nowMs = deps.now();
+  const { deployments, routing } = cand.model;
+  const d = pickDeployment({ deployments, routing, health: deps.health, nowMs, random: deps.random ?? Math.random, session: hops.session, tried: hops.tried });
+  if (!d) throw new GatewayError('api_error', `every deployment of model ${cand.model.id} was tried`);
+  hops.tried.add(d.id);
+  const picked = onDeployment(cand, d, req);
+  if (anotherAvailable(deployments, hops.tried, d.id, deps.health, nowMs)) picked.target.maxRetries = 0;
+  return picked;
 }
 
 /** One candidate's attempt, started: its upstream call is under way. */
 interface Launched {
   cand: Candidate;
   meter: OutputMeter;
+  /** The call as its deployment's health sees it. */
+  health: HealthWatch;
   attempt: AsyncGenerator<StreamEvent, AttemptResult>;
   /** The attempt's first step, asked for at launch so the upstream call starts at once. */
   first: Promise<IteratorResult<StreamEvent, AttemptResult>>;
@@ -100,18 +132,21 @@ function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand:
   const unlink = () => ctx.signal.removeEventListener('abort', onClientGone);
   if (ctx.signal.aborted) stop.abort(ctx.signal.reason);
   const meter = new OutputMeter(cand.maxTokens);
+  const health = watchDeployment(deps.health, cand.deployment.id, deps.now);
   const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, index, ctx.signal, stop, meter);
   const first = attempt.next();
-  // runAttempt ends in an outcome rather than a throw; this only keeps a stray rejection from
-  // counting as unhandled while startRun still waits for the hold.
-  first.catch(() => undefined);
+  // The first step comes with the first output (runAttempt yields `start` right before it).
+  // runAttempt ends in an outcome rather than a throw; the rejection handler only keeps a stray
+  // rejection from counting as unhandled while startRun still waits for the hold.
+  first.then((step) => step.done || health.firstOutput(), () => undefined);
   const cancel = async () => {
     stop.abort();
     unlink();
     // Queued behind the step under way, if any: resolves once the attempt has ended.
     await attempt.return(undefined as never).catch(() => undefined);
+    health.end();
   };
-  return { cand, meter, attempt, first, unlink, cancel };
+  return { cand, meter, health, attempt, first, unlink, cancel };
 }
 
 /**
@@ -125,12 +160,12 @@ async function* runAttempts(
   req: Request,
   candidates: Candidate[],
   summary: RunSummary,
-  /** The first candidate's attempt, when startRun launched it already. */
-  early: Launched | undefined,
+  /** The first attempt: its candidate, and its launch when startRun launched it already. */
+  first: Pick<AttemptsRun, 'hops' | 'next' | 'early'>,
 ): AsyncGenerator<StreamEvent> {
   const started = deps.now();
   const stopHeartbeat = holdHeartbeat(deps, ctx);
-  const run: AttemptsRun = { deps, ctx, req, candidates, summary, charges: [], early };
+  const run: AttemptsRun = { deps, ctx, req, candidates, summary, charges: [], model: 0, launches: 0, ...first };
   try {
     yield* req.stream ? streamAttempts(run) : collectAttempts(run);
   } catch (e) {
@@ -143,7 +178,7 @@ async function* runAttempts(
       // Closed mid-attempt (the client went away): stop the upstream, bill what it produced.
       await left.cancel();
       chargeAttempt(run.charges, summary, left.cand, left.meter, false);
-      summary.attempts.push({ model: left.cand.model.id, outcome: 'error', reason: 'client disconnected' });
+      summary.attempts.push(attemptRecord(left.cand, { kind: 'cancelled' }));
     }
     if (!summary.status) summary.status = 'cancelled';
     // Not awaited: the hold already covers the worst case, so the client need not wait for the
@@ -160,7 +195,14 @@ interface AttemptsRun {
   candidates: Candidate[];
   summary: RunSummary;
   charges: Charge[];
+  /** The index in `candidates` of the model being tried. */
+  model: number;
+  hops: Hops;
+  /** The attempt to launch next (its model and deployment), unless `early` runs it already. */
+  next: Candidate;
   early: Launched | undefined;
+  /** Attempts launched so far (each gets its index for its block ids). */
+  launches: number;
   /** The attempt under way, billed by runAttempts if the consumer stops while it runs. */
   inFlight?: Launched;
 }
@@ -177,9 +219,10 @@ type FallbackEvent = Extract<StreamEvent, { type: 'fallback' }>;
 async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
   const held: FallbackEvent[] = [];
   let startSent = false;
-  for (let i = 0; i < run.candidates.length; i++) {
+  // Each turn is one attempt; endAttempt throws, ends the run or moves to the next attempt.
+  for (;;) {
     const noted = run.summary.warnings?.length ?? 0;
-    const launched = startAttempt(run, i);
+    const launched = startAttempt(run);
     if (startSent) for (const message of run.summary.warnings?.slice(noted) ?? []) yield { type: 'warning', message };
     let step = await launched.first;
     for (; !step.done; step = await launched.attempt.next()) {
@@ -193,8 +236,10 @@ async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
         yield* held.splice(0);
       }
     }
-    const verdict = endAttempt(run, i, launched, step.value.outcome, true);
+    const verdict = endAttempt(run, launched, step.value.outcome, true);
     if (verdict.kind === 'cancelled') return;
+    // Nothing of the attempt reached the client: another deployment serves the same model.
+    if (verdict.kind === 'another_deployment') continue;
     if (verdict.kind === 'fallback') {
       if (!startSent) held.push(verdict.event);
       else {
@@ -220,13 +265,14 @@ async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
  */
 async function* collectAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
   const fallbacks: FallbackEvent[] = [];
-  for (let i = 0; i < run.candidates.length; i++) {
-    const launched = startAttempt(run, i);
+  for (;;) {
+    const launched = startAttempt(run);
     const buffered: StreamEvent[] = [];
     let step = await launched.first;
     for (; !step.done; step = await launched.attempt.next()) buffered.push(step.value);
-    const verdict = endAttempt(run, i, launched, step.value.outcome, false);
+    const verdict = endAttempt(run, launched, step.value.outcome, false);
     if (verdict.kind === 'cancelled') return;
+    if (verdict.kind === 'another_deployment') continue;
     if (verdict.kind === 'fallback') {
       fallbacks.push(verdict.event);
       continue;
@@ -240,8 +286,10 @@ async function* collectAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
   }
 }
 
-function startAttempt(run: AttemptsRun, i: number): Launched {
-  const launched = i === 0 && run.early ? run.early : launchAttempt(run.deps, run.ctx, run.req, run.candidates[i], i, run.summary);
+function startAttempt(run: AttemptsRun): Launched {
+  const launched = run.early ?? launchAttempt(run.deps, run.ctx, run.req, run.next, run.launches, run.summary);
+  run.early = undefined;
+  run.launches++;
   run.inFlight = launched;
   return launched;
 }
@@ -251,16 +299,21 @@ function serving(summary: RunSummary, cand: Candidate): void {
   summary.servedVariant = cand.variant;
 }
 
-type Verdict = { kind: 'cancelled' } | { kind: 'fallback'; event: FallbackEvent } | { kind: 'finished'; event: Extract<StreamEvent, { type: 'finish' }> };
+type Verdict =
+  | { kind: 'cancelled' }
+  | { kind: 'another_deployment' }
+  | { kind: 'fallback'; event: FallbackEvent }
+  | { kind: 'finished'; event: Extract<StreamEvent, { type: 'finish' }> };
 
 /**
  * An attempt has ended: bill it, record it, and decide what comes next. Throws what the client
  * must get as an error (an upstream failure with no fallback left, a drain's deadline).
  */
-function endAttempt(run: AttemptsRun, i: number, launched: Launched, outcome: AttemptOutcome, streamed: boolean): Verdict {
-  const { ctx, candidates, summary } = run;
+function endAttempt(run: AttemptsRun, launched: Launched, outcome: AttemptOutcome, streamed: boolean): Verdict {
+  const { deps, ctx, candidates, summary } = run;
   const cand = launched.cand;
   launched.unlink();
+  launched.health.end(outcome);
   run.inFlight = undefined;
   // A non-streamed client never sees a failed attempt's output (nor one the drain ended): it
   // pays for the input only; the tokens stay on its usage record, the operator's cost.
@@ -276,9 +329,15 @@ function endAttempt(run: AttemptsRun, i: number, launched: Launched, outcome: At
     if (isGatewayError(ctx.signal.reason)) throw ctx.signal.reason;
     return { kind: 'cancelled' };
   }
-  const next = nextStep(outcome, i + 1 < candidates.length, cand.model.fallbackOnUnavailable);
+  const otherDeployment = anotherAvailable(cand.model.deployments, run.hops.tried, cand.deployment.id, deps.health, deps.now());
+  const next = nextStep(outcome, run.model + 1 < candidates.length, cand.model.fallbackOnUnavailable, otherDeployment);
+  if (next === 'another_deployment') {
+    run.next = pickFor(deps, run.req, candidates[run.model], run.hops);
+    return { kind: 'another_deployment' };
+  }
   if (next === 'next') {
-    const to = candidates[i + 1];
+    const to = candidates[++run.model];
+    run.next = pickFor(deps, run.req, to, run.hops);
     const event: FallbackEvent = {
       type: 'fallback',
       from: cand.model.id,
@@ -411,12 +470,14 @@ function noteWarnings(deps: PipelineDeps, ctx: CallContext, summary: RunSummary,
   }
 }
 
+/** The attempt as reported: its model, and its deployment when the model has several. */
 function attemptRecord(cand: Candidate, outcome: AttemptOutcome): Attempt {
+  const where = { model: cand.model.id, ...(cand.model.deployments.length > 1 ? { deployment: cand.deployment.id } : {}) };
   if (outcome.kind === 'finished') {
-    return outcome.finish.unified === 'refusal' ? { model: cand.model.id, outcome: 'refusal', reason: refusalReason(outcome) } : { model: cand.model.id, outcome: 'ok' };
+    return outcome.finish.unified === 'refusal' ? { ...where, outcome: 'refusal', reason: refusalReason(outcome) } : { ...where, outcome: 'ok' };
   }
-  if (outcome.kind === 'cancelled') return { model: cand.model.id, outcome: 'error', reason: 'client disconnected' };
-  return { model: cand.model.id, outcome: outcome.error.code === 'content_filter' ? 'refusal' : 'error', reason: outcome.error.message };
+  if (outcome.kind === 'cancelled') return { ...where, outcome: 'error', reason: 'client disconnected' };
+  return { ...where, outcome: outcome.error.code === 'content_filter' ? 'refusal' : 'error', reason: outcome.error.message };
 }
 
 async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summary: RunSummary, charges: Charge[], latencyMs: number) {

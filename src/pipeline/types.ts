@@ -30,6 +30,8 @@ export interface PipelineDeps {
   log: Logger;
   /** Injected clock (ms), so tests can control it. */
   now: () => number;
+  /** Uniform in [0, 1) for the weighted pick of a deployment; Math.random when absent (tests seed one). */
+  random?: () => number;
 }
 
 /** Who is calling and how to stop: everything the pipeline needs from the HTTP layer. */

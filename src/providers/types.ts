@@ -48,6 +48,11 @@ export interface Target {
   fastOptions?: { serviceTier?: string; speed?: string };
   /** Local models only: output tokens per second. */
   tokensPerSecond?: number;
+  /**
+   * Retries of this call in place of the provider's `maxRetries`: 0 when routing has another
+   * deployment to move to (spec/DECISIONS.md, "Deployments and routing").
+   */
+  maxRetries?: number;
 }
 
 export interface ProviderCall {

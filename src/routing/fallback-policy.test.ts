@@ -22,4 +22,15 @@ describe('nextStep', () => {
     expect(nextStep(failed(new GatewayError('invalid_request', 'bad')), true, true)).toBe('fail');
     expect(nextStep({ kind: 'finished', finish: { unified: 'stop' } }, true, true)).toBe('done');
   });
+
+  it('tries another deployment of the same model first after a retryable failure before output, even without opting in to fallback', () => {
+    const overloaded = new GatewayError('overloaded', 'busy', { retryable: true });
+    expect(nextStep(failed(overloaded), true, true, true)).toBe('another_deployment');
+    expect(nextStep(failed(overloaded), false, false, true)).toBe('another_deployment');
+    // After output, a non-retryable error, or a refusal: no other deployment.
+    expect(nextStep(failed(overloaded, true), true, true, true)).toBe('fail');
+    expect(nextStep(failed(new GatewayError('invalid_request', 'bad')), true, true, true)).toBe('fail');
+    expect(nextStep(refusal, true, false, true)).toBe('next');
+    expect(nextStep(failed(overloaded), false, false, false)).toBe('fail');
+  });
 });

@@ -6,7 +6,8 @@ export type AttemptOutcome =
   | { kind: 'failed'; error: GatewayError; emittedOutput: boolean }
   | { kind: 'cancelled' };
 
-export type Step = 'done' | 'next' | 'fail';
+/** `another_deployment`: the same model again, on a deployment not tried yet; `next`: the next candidate model. */
+export type Step = 'done' | 'another_deployment' | 'next' | 'fail';
 
 /** A classifier refusal, from any provider: refusal / content_filter finishes and content-policy errors. */
 export function isRefusal(outcome: AttemptOutcome): boolean {
@@ -16,13 +17,15 @@ export function isRefusal(outcome: AttemptOutcome): boolean {
 
 /**
  * The fallback policy, a pure function (style rule 9): after a refusal try the next candidate;
- * after an upstream failure only when the model opted in to fallback on unavailability and
- * nothing has reached the client from this attempt.
+ * after a retryable upstream failure (429, 5xx, 529, timeout, connection error) before anything
+ * reached the client, another available deployment of the same model first, then the next
+ * candidate only when the model opted in to fallback on unavailability.
  */
-export function nextStep(outcome: AttemptOutcome, hasNext: boolean, fallbackOnUnavailable: boolean): Step {
+export function nextStep(outcome: AttemptOutcome, hasNext: boolean, fallbackOnUnavailable: boolean, hasOtherDeployment = false): Step {
   if (outcome.kind === 'cancelled') return 'done';
   if (isRefusal(outcome)) return hasNext ? 'next' : outcome.kind === 'finished' ? 'done' : 'fail';
   if (outcome.kind === 'finished') return 'done';
+  if (hasOtherDeployment && outcome.error.retryable && !outcome.emittedOutput) return 'another_deployment';
   if (hasNext && fallbackOnUnavailable && outcome.error.retryable && !outcome.emittedOutput) return 'next';
   return 'fail';
 }

@@ -1,10 +1,14 @@
 import { GatewayError, type Request } from '../ir/index.js';
 import type { Target } from '../providers/types.js';
-import { findModel, type Catalog, type ModelEntry, type Price } from './catalog.js';
+import { findModel, type Catalog, type Deployment, type ModelEntry, type Price } from './catalog.js';
 
-/** One model the pipeline may try, fully resolved. */
+/**
+ * One model the pipeline may try, fully resolved for one of its deployments (the first, as
+ * planned; the pipeline moves it to the one it picks with `onDeployment`).
+ */
 export interface Candidate {
   model: ModelEntry;
+  deployment: Deployment;
   target: Target;
   price: Price;
   variant: 'standard' | 'fast';
@@ -86,29 +90,52 @@ export function modelNotAllowed(modelId: string, param: string): GatewayError {
 
 /** Applies the fast preference: another catalog model, or provider options on the same one. */
 function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed: ReadonlySet<string> | undefined): Candidate {
+  let served = model;
+  let variant: Candidate['variant'] = 'standard';
+  let fastOptions: Target['fastOptions'];
   if (req.fast && model.fast && (!model.fast.model || mayUse(allowed, model.fast.model))) {
-    if (model.fast.model) return onDeployment(catalog.models.get(model.fast.model)!, 'fast', req);
-    const fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
-    return onDeployment(model, 'fast', req, fastOptions, model.fast.price);
+    variant = 'fast';
+    if (model.fast.model) served = catalog.models.get(model.fast.model)!;
+    else fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
   }
-  return onDeployment(model, 'standard', req);
+  return onDeployment({ model: served, variant, target: { fastOptions } }, served.deployments[0], req);
 }
 
-/** The candidate for a model served on its first deployment, at the deployment's price. */
-function onDeployment(served: ModelEntry, variant: Candidate['variant'], req: Request, fastOptions?: Target['fastOptions'], fastPrice?: Price): Candidate {
-  const deployment = served.deployments[0];
+/** What a candidate is apart from its deployment: the model served, and how. */
+type ServedModel = Pick<Candidate, 'model' | 'variant'> & { target: Pick<Target, 'fastOptions'> };
+
+/**
+ * The candidate served by deployment `d` of its model: the deployment's provider, upstream
+ * model, ceiling and price (a fast variant served by provider options keeps its own price).
+ */
+export function onDeployment(cand: ServedModel, d: Deployment, req: Request): Candidate {
+  const fastOptions = cand.target.fastOptions;
   return {
-    model: served,
-    variant,
-    price: fastPrice ?? deployment.price,
-    maxTokens: Math.min(req.maxTokens, deployment.maxOutputTokens ?? req.maxTokens),
+    model: cand.model,
+    deployment: d,
+    variant: cand.variant,
+    price: (fastOptions ? cand.model.fast?.price : undefined) ?? d.price,
+    maxTokens: Math.min(req.maxTokens, d.maxOutputTokens ?? req.maxTokens),
     target: {
-      provider: deployment.provider,
-      modelId: served.id,
-      upstreamModel: deployment.upstreamModel,
+      provider: d.provider,
+      modelId: cand.model.id,
+      upstreamModel: d.upstreamModel,
       fastOptions,
-      tokensPerSecond: served.tokensPerSecond,
+      tokensPerSecond: cand.model.tokensPerSecond,
     },
+  };
+}
+
+/**
+ * What the hold must cover for a candidate: one of its deployments serves it (a hop to another
+ * before any output costs nothing), so the largest ceiling at the highest price of each kind.
+ */
+export function holdCandidate(cand: Candidate, req: Request): { maxTokens: number; price: Price } {
+  const each = cand.model.deployments.map((d) => onDeployment(cand, d, req));
+  const max = (k: keyof Price) => each.reduce((m, c) => (c.price[k] > m ? c.price[k] : m), 0n);
+  return {
+    maxTokens: Math.max(...each.map((c) => c.maxTokens)),
+    price: { input: max('input'), output: max('output'), cacheRead: max('cacheRead'), cacheWrite: max('cacheWrite') },
   };
 }
 

@@ -19,7 +19,7 @@ export async function* streamUpstream<S>(
   exchange: UpstreamExchange<S>,
   retry: RetryOptions = defaultRetryOptions,
 ): AsyncGenerator<StreamEvent> {
-  const maxRetries = call.target.provider.maxRetries;
+  const maxRetries = call.target.maxRetries ?? call.target.provider.maxRetries;
   for (let attempt = 0; ; attempt++) {
     let yielded = false;
     try {
