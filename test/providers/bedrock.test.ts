@@ -4,7 +4,8 @@
  * models streamed and not, the body it sends, Bedrock's errors and in-stream exceptions as typed
  * GatewayErrors, and every recorded InvokeModel transcript of the reference folder (when present).
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError, type Message, type Request, type StreamEvent } from '../../src/ir/index.js';
@@ -158,6 +159,46 @@ describe('the Bedrock provider on InvokeModel', () => {
     }
   });
 
+  it("signs with a named profile's credentials from the shared files (options.profile), not the environment's", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swy-aws-'));
+    const file = path.join(dir, 'credentials');
+    writeFileSync(file, `[prod]\naws_access_key_id = ${CREDENTIALS.accessKeyId}\naws_secret_access_key = ${CREDENTIALS.secretAccessKey}\naws_session_token = ${CREDENTIALS.sessionToken}\n`);
+    const env = { AWS_SHARED_CREDENTIALS_FILE: file, AWS_CONFIG_FILE: path.join(dir, 'config'), AWS_SECRET_ACCESS_KEY: 'the-environment-is-not-used' };
+    const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      const { error } = await run('script:bedrock/invoke-stream-text', true, {}, { options: { region: 'eu-west-1', profile: 'prod' } });
+      expect(error).toBeUndefined();
+      expect(authOf()).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASWITCHYARDTEST01\//);
+    } finally {
+      for (const [k, v] of Object.entries(before)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it('without credentials anywhere, the call fails as the gateway\'s own 500 before any request', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swy-aws-'));
+    const keys = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE'];
+    const before = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+    for (const k of keys.slice(0, 3)) delete process.env[k];
+    process.env.AWS_SHARED_CREDENTIALS_FILE = path.join(dir, 'none');
+    process.env.AWS_CONFIG_FILE = path.join(dir, 'none');
+    try {
+      const { error } = await run('script:bedrock/invoke-stream-text');
+      const e = error as GatewayError;
+      expect({ status: e.status, code: e.code, retryable: e.retryable }).toEqual({ status: 500, code: 'credentials_unavailable', retryable: false });
+      expect(e.message).toMatch(/^no AWS credentials for Bedrock/);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      for (const [k, v] of Object.entries(before)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it('the signature covers the exact body bytes, the escaped model path and the host', async () => {
     const sign = sigV4Signer(bedrockConfig(''), () => new Date('2026-11-26T23:30:00Z'));
     const request = { url: 'https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-v2%3A1/invoke', headers: { 'content-type': 'application/json' }, body: '{"a":1}' };
@@ -218,6 +259,14 @@ describe('the Bedrock provider on InvokeModel', () => {
     expect((error as GatewayError).message).toMatch(/malformed event stream/);
   });
 
+  it('a stream that goes silent is an idle timeout; a connection reset mid-stream a connection error', async () => {
+    const idle = await run('script:bedrock/invoke-stream-text?hangAfterEvents=3', true, {}, { timeouts: { connectMs: 2_000, firstByteMs: 5_000, idleMs: 300, responseMs: 5_000 } });
+    expect(idle.events.map((e) => e.type)).toEqual(['start', 'text-start', 'text-delta']);
+    expect({ kind: (idle.error as GatewayError).kind, code: (idle.error as GatewayError).code }).toEqual({ kind: 'timeout', code: 'idle_timeout' });
+    const reset = await run('script:bedrock/invoke-stream-text?resetAfterEvents=3');
+    expect({ kind: (reset.error as GatewayError).kind, code: (reset.error as GatewayError).code }).toEqual({ kind: 'unavailable', code: 'connection_error' });
+  });
+
   it('a stream cut mid-frame is an error, never a finish', async () => {
     const { error } = await run('script:bedrock/invoke-stream-text?endAfterEvents=4');
     expect((error as GatewayError).kind).toBe('bad_gateway');
@@ -273,6 +322,15 @@ describe('the Bedrock provider on Converse', () => {
       { reasoningContent: { reasoningText: { text: 'The user asks for the capital of France. It is Paris.', signature: 'EqQBCkgIBRABGAIiQConverseSignedThinkingForSwitchyard+/==' } } },
       { text: 'The capital of France is Paris.' },
     ] });
+  });
+
+  it("carries a messages client's own fields and betas to Claude in additionalModelRequestFields, never to other models", async () => {
+    const over = { options: { region: 'eu-west-1', api: 'converse' } };
+    const request = { ext: { anthropic: { top_k: 5, metadata: { user_id: 'u1' } } }, passHeaders: { 'anthropic-beta': 'context-1m-2025-08-07' } };
+    await converse('script:bedrock/converse-stream-text', true, request, MODEL, over);
+    expect((fake.requests[0].body as any).additionalModelRequestFields).toEqual({ top_k: 5, anthropic_beta: ['context-1m-2025-08-07'] });
+    await converse('script:bedrock/converse-stream-text', true, request);
+    expect(fake.requests[0].body).not.toHaveProperty('additionalModelRequestFields');
   });
 
   it('a non-streamed call goes to converse and reads toolUse (with its newer type field)', async () => {

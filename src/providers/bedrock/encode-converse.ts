@@ -1,4 +1,4 @@
-import { allowedTools, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type ToolChoice, type UserPart } from '../../ir/index.js';
+import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Json } from '../shared/read-json.js';
 import { toolArgumentsObject } from '../shared/tool-arguments.js';
 
@@ -23,12 +23,21 @@ export function encodeConverseRequest(request: Request, model: string): Json {
   body.inferenceConfig = inference;
   const toolConfig = encodeToolConfig(request, body.messages as Json[]);
   if (toolConfig) body.toolConfig = toolConfig;
-  if (thinking) {
-    body.additionalModelRequestFields = {
-      thinking: r.adaptive || r.budgetTokens === undefined ? { type: 'adaptive' } : { type: 'enabled', budget_tokens: r.budgetTokens },
-    };
-  }
+  const additional = anthropic ? anthropicFields(request) : {};
+  if (thinking) additional.thinking = r.adaptive || r.budgetTokens === undefined ? { type: 'adaptive' } : { type: 'enabled', budget_tokens: r.budgetTokens };
+  if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   return body;
+}
+
+/**
+ * What Claude takes beyond Converse's schema, in `additionalModelRequestFields`: a messages
+ * client's own fields (`top_k`, ...) and its `anthropic-beta` values, as InvokeModel would carry
+ * them. Server tools, `metadata` and the fields the IR already carries stay out.
+ */
+function anthropicFields(request: Request): Json {
+  const { serverTools: _s, metadata: _m, reasoning_effort: _e, tools: _t, output_config: _o, ...fields } = request.ext[MESSAGES_EXT] ?? {};
+  const betas = (request.passHeaders['anthropic-beta'] ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+  return { ...fields, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };
 }
 
 /**

@@ -59,8 +59,8 @@ function toEvent(m: Message): SseEvent {
   }
 }
 
-function malformed(e: unknown): GatewayError {
+function malformed(e: unknown): unknown {
   // A transport failure (a reset, an idle timeout) keeps its own meaning.
-  if (typeof (e as { code?: unknown })?.code === 'string') throw e;
+  if (typeof (e as { code?: unknown })?.code === 'string') return e;
   return new GatewayError('bad_gateway', `upstream sent a malformed event stream: ${(e as Error).message}`, { retryable: true, cause: e });
 }
