@@ -41,7 +41,12 @@ export function bedrockOptions(provider: ProviderConfig): BedrockOptions {
  */
 export function apiFor(model: string, options: BedrockOptions): BedrockApi {
   if (options.api) return options.api;
-  return /(^|[.:/])anthropic\./.test(model) ? 'invoke' : 'converse';
+  return isAnthropicModel(model) ? 'invoke' : 'converse';
+}
+
+/** `anthropic.claude-...`, `us.anthropic.claude-...`, or an ARN whose resource names one. */
+export function isAnthropicModel(model: string): boolean {
+  return /(^|[.:/])anthropic\./.test(model);
 }
 
 /**

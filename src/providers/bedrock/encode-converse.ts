@@ -1,6 +1,7 @@
 import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Json } from '../shared/read-json.js';
 import { toolArgumentsObject } from '../shared/tool-arguments.js';
+import { isAnthropicModel } from './api.js';
 
 /**
  * IR Request -> Converse body (`/converse`, `/converse-stream`; the model is in the URL):
@@ -9,7 +10,7 @@ import { toolArgumentsObject } from '../shared/tool-arguments.js';
  * `reasoningContent`) only to them, and only signed or redacted, as Anthropic requires.
  */
 export function encodeConverseRequest(request: Request, model: string): Json {
-  const anthropic = /(^|[.:/])anthropic\./.test(model);
+  const anthropic = isAnthropicModel(model);
   const body: Json = { messages: encodeMessages(request.messages, anthropic) };
   const system = request.system.filter((p) => p.text !== '').map((p) => ({ text: p.text }));
   if (system.length > 0) body.system = system;
