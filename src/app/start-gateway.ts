@@ -78,6 +78,14 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * The request log (one line per request) is written to stdout in blocks of this many bytes, or of
+ * what came in the last REQUEST_LOG_FLUSH_MS, rather than one write per line: each write is handed
+ * to a libuv thread, and at low concurrency that was a thread woken and a wake-up of the event
+ * loop per request (DECISIONS.md, "Request log"). Other log lines are written at once.
+ */
+const REQUEST_LOG_BUFFER_BYTES = 4096;
+const REQUEST_LOG_FLUSH_MS = 1000;
 /** Readiness waits this long for the database's answer. */
 const READY_DB_TIMEOUT_MS = 2_000;
 /** Once the in-flight requests are told to end, how long they get to write their error and settle. */
@@ -87,7 +95,10 @@ const UNWIND_MS = 5_000;
 
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
-  const log = pino({ level: opts.logLevel ?? process.env.LOG_LEVEL ?? 'info' });
+  const level = opts.logLevel ?? process.env.LOG_LEVEL ?? 'info';
+  const log = pino({ level });
+  // pino flushes what is buffered when the process exits; a kill -9 loses at most the last second.
+  const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
   const providers = opts.providers ?? builtInProviders;
   const catalog = opts.catalog ?? loadCatalog(opts.configPath, { providers });
   const ownsLedger = !opts.ledger;
@@ -139,6 +150,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     bodyBudgetWaitMs: opts.bodyBudgetWaitMs,
     sendTimeoutMs: opts.sendTimeoutMs,
     log,
+    requestLog,
     pipeline,
   });
   const server = createServer(app.callback());
@@ -152,6 +164,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     // Waits for every submitted settle before closing the connections.
     if (ownsLedger) await ledger.close();
     else await ledger.settled();
+    if (requestLog !== log) requestLog.flush();
   };
   try {
     await listen(server, opts.port ?? 8080, opts.host ?? '127.0.0.1');

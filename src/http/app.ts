@@ -33,6 +33,8 @@ export interface AppOptions extends RouteDeps {
   /** How long a streaming client may leave its buffer full before it is cut off (see sse-writer.ts). */
   sendTimeoutMs?: number;
   log: Logger;
+  /** Where the one line per request goes (default: log). */
+  requestLog?: Logger;
   /** Requests in flight and draining (see start-gateway.ts's close). */
   lifecycle: Lifecycle;
   /** GET /readyz: whether this instance should get traffic (database, Redis, not draining). */
@@ -91,6 +93,7 @@ export function createApp(opts: AppOptions): Koa<State> {
   const app = new Koa<State>();
   const router = new Router<State>();
   const table = routeTable(opts);
+  const requestLog = opts.requestLog ?? opts.log;
 
   app.use(async (ctx, next) => {
     ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
@@ -121,8 +124,8 @@ export function createApp(opts: AppOptions): Koa<State> {
     metrics.httpRequests.inc({ operation, status: String(status) });
     const line = requestLogLine({ ...ctx.state, method: ctx.method, path: ctx.path, status, latencyMs: performance.now() - started });
     // Probes come every few seconds: their lines would drown the rest.
-    if (PROBES.has(ctx.path)) opts.log.debug?.(line, 'request');
-    else opts.log.info(line, 'request');
+    if (PROBES.has(ctx.path)) requestLog.debug?.(line, 'request');
+    else requestLog.info(line, 'request');
   });
 
   app.use(async (ctx, next) => {
