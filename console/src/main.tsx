@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, useSession, type Session } from './api';
 import { AccountDetail, Accounts } from './pages/accounts';
+import { Deployments } from './pages/deployments';
 import { KeyHolder } from './pages/key-holder';
 import { KeysPanel } from './pages/keys';
 import { Overview } from './pages/overview';
@@ -23,6 +24,7 @@ function OperatorPage({ hash }: { hash: string }) {
   if (account) return <AccountDetail id={decodeURIComponent(account[1]!)} />;
   if (hash === '#/accounts') return <Accounts />;
   if (hash === '#/keys') return <KeysPanel />;
+  if (hash === '#/deployments') return <Deployments />;
   return <Overview />;
 }
 
@@ -54,6 +56,7 @@ function App() {
         ['#/', 'Overview'],
         ['#/accounts', 'Accounts'],
         ['#/keys', 'Keys'],
+        ['#/deployments', 'Deployments'],
       ]
     : [];
   return (

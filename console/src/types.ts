@@ -17,6 +17,7 @@ export type SpendRow = Schemas['SpendGroup'];
 export type SpendList = Schemas['SpendSummary'];
 export type BudgetStatus = Schemas['BudgetStatus'];
 export type Balance = Schemas['Balance'];
+export type DeploymentList = Schemas['DeploymentList'];
 
 /** A page of an admin list (ledger entries, usage records). */
 export interface Page<T> {

@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LocalDeploymentHealth } from '../../src/routing/health/index.js';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { fakeCatalog } from '../support/fake-catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -34,11 +35,12 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
   const dialogs: string[] = [];
   let secret = '';
   let accountId = '';
+  const health = new LocalDeploymentHealth();
 
   beforeAll(async () => {
     await consoleBuilt();
     fake = await startFakeUpstream();
-    gw = await startTestGateway({ catalog: fakeCatalog(fake) });
+    gw = await startTestGateway({ catalog: fakeCatalog(fake), health });
     browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
     operator = await browser.newContext();
     // A missing element fails in seconds with its selector, not at the test's timeout.
@@ -49,6 +51,7 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await gw?.close();
+    await health.close();
     await fake?.close();
   });
 
@@ -158,6 +161,16 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     await row.getByRole('button', { name: 'Confirm revoke' }).click();
     await row.getByText(/^revoked/).waitFor();
     await expect(client.chat.completions.create({ model: 'up-openai', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("lists the deployments with their health: one cooling down after a 529, the others healthy", async () => {
+    health.recordFailure('up-anthropic/0', { status: 529, retryAfterMs: 60_000 }, Date.now());
+    await page.getByRole('link', { name: 'Deployments' }).click();
+    const table = page.getByTestId('deployments');
+    const cooled = table.getByRole('row', { name: /up-anthropic\/0/ });
+    await cooled.getByText('cooling down').waitFor();
+    expect(await cooled.textContent()).toContain('100%');
+    expect(await table.getByRole('row', { name: /up-openai\/0/ }).textContent()).toContain('healthy');
   });
 
   it('renders hostile values as text: no element made from them, no script run, no dialog', async () => {
