@@ -1,6 +1,7 @@
 import type { GatewayError } from './errors.js';
 import type { Citation, ReasoningOrigin } from './content.js';
 import type { Finish } from './finish.js';
+import type { Attempt } from './response.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -50,7 +51,11 @@ export type StreamEvent =
    * feature, say), so it travels in the stream instead of `x-switchyard-warnings` (pipeline only).
    */
   | { type: 'warning'; message: string }
-  | { type: 'finish'; finish: Finish; usage: Usage }
+  /**
+   * The run's end. `attempts`: every attempt as the pipeline recorded it, hops between a model's
+   * deployments included (which no `fallback` event marks), for encoders that report them.
+   */
+  | { type: 'finish'; finish: Finish; usage: Usage; attempts?: Attempt[] }
   | { type: 'error'; error: GatewayError };
 
 export type StreamEventType = StreamEvent['type'];

@@ -352,7 +352,7 @@ function endAttempt(run: AttemptsRun, launched: Launched, outcome: AttemptOutcom
   if (outcome.kind !== 'finished') throw new GatewayError('api_error', 'the run ended without an answer');
   summary.status = outcome.finish.unified === 'refusal' ? 'refused' : 'ok';
   const usage = run.charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage());
-  return { kind: 'finished', event: { type: 'finish', finish: outcome.finish, usage } };
+  return { kind: 'finished', event: { type: 'finish', finish: outcome.finish, usage, attempts: [...summary.attempts] } };
 }
 
 /** A 429 naming the limit that refused, with when to come back. */

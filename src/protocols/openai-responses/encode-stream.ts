@@ -123,7 +123,7 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
       s.warnings.push(ev.message);
       return;
     case 'finish':
-      return finish(s, ev.finish, ev.usage, emit);
+      return finish(s, ev.finish, ev.usage, emit, ev.attempts);
     case 'error':
       return fail(s, ev.error, emit);
   }
@@ -197,11 +197,13 @@ function closeAll(s: ResponsesStreamState, emit: Emit): void {
   for (const [id, b] of [...s.open.entries()].sort((x, y) => x[1].index - y[1].index)) closeBlock(s, id, b, 'incomplete', emit);
 }
 
-function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit): void {
+function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, attempts?: Attempt[]): void {
   closeAll(s, emit);
   const refusal = refusalExplanation(f);
   if (refusal) emitRefusal(s, refusal, emit);
-  s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
+  // The pipeline's record when it gave one (it has the hops between deployments too).
+  if (attempts) s.attempts = [...attempts];
+  else s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
   const { status, incomplete } = statusOf(f);
   const response = shell(s, { status, usage, incomplete, error: null }, true);
   emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
