@@ -36,7 +36,8 @@ beforeAll(async () => {
       {
         id: 'limited',
         price,
-        deployments: [deployment('limited', 'up-openai', 'status:429?retryAfter=30', 1e6), { ...deployment('spare', 'up-openai', 'gpt-spare', 1), price: { input: '2', output: '8' } }],
+        // retry-after 1 s: a provider retry would wait for it; with a spare available there is none.
+        deployments: [deployment('limited', 'up-openai', 'status:429?retryAfter=1', 1e6), { ...deployment('spare', 'up-openai', 'gpt-spare', 1), price: { input: '2', output: '8' } }],
       },
       {
         id: 'least',
@@ -103,7 +104,7 @@ describe('deployments', () => {
     expect(types.filter((t) => t === 'message_start')).toHaveLength(1);
     expect(types.at(-1)).toBe('message_stop');
     expect(response.headers.get('x-switchyard-model')).toBe('overloaded');
-    // No provider retries on the busy deployment while another was available.
+    // One call to the busy deployment (its 30 s retry-after is past any provider retry).
     expect(callsTo('status:529?retryAfter=30') - before).toBe(1);
     // The headers of a stream go out with its first output; the usage record has every hop.
     const record = await usageRecord(response.headers.get('x-request-id')!);
@@ -121,6 +122,8 @@ describe('deployments', () => {
   it('a 429 with retry-after: the OpenAI SDK gets one answer, billed at the serving deployment\'s price, with both hops in headers and body', async () => {
     const { data, headers } = await chat('limited');
     expect(hops(headers)).toEqual(['limited/limited=error', 'limited/spare=ok']);
+    // Moved on at once: the rate-limited deployment was called once, not retried after its 1 s.
+    expect(callsTo('status:429?retryAfter=1')).toBe(1);
     expect((data as any).switchyard.attempts).toEqual([
       { model: 'limited', deployment: 'limited/limited', outcome: 'error', reason: expect.any(String) },
       { model: 'limited', deployment: 'limited/spare', outcome: 'ok' },
