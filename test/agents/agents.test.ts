@@ -4,7 +4,10 @@
  * gateway, with the fake upstream playing a coding model (tools/fake-upstream/agent.ts) in each
  * upstream protocol. A round trip asks the agent to run a shell command: the model calls the agent's
  * own shell tool, the agent runs it on this machine, the result goes back through the gateway, and
- * the model's final answer quotes it. Skipped, with a message, where the CLIs are not installed.
+ * the model's final answer quotes it. Besides Anthropic- and OpenAI-speaking upstreams, Claude Code
+ * reaches Claude on Bedrock (SigV4, verified by the fake) and on Vertex (an OAuth token from the
+ * fake's endpoint), and Codex reaches Gemini on Vertex, its thought signature going back to Gemini.
+ * Skipped, with a message, where the CLIs are not installed.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,8 +17,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
-import { fakeCatalog } from '../support/fake-catalog.js';
+import { buildCatalog } from '../../src/config/load-config.js';
+import { bedrockCatalogDocument, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
+import { FAKE_KEY_ENV } from '../support/fake-catalog.js';
 import { startFakeGateway, startTestGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { VERTEX_PROJECT_PATH, vertexCatalogDocument } from '../support/vertex-catalog.js';
 
 const BIN = path.resolve(import.meta.dirname, 'clis/node_modules/.bin');
 const installed = (name: string) => existsSync(path.join(BIN, name));
@@ -27,12 +33,22 @@ let started: FakeGateway | undefined;
 let fake: FakeUpstream;
 let gw: TestGateway;
 let home: string;
+let restoreAwsEnv: (() => void) | undefined;
 
+/**
+ * One gateway for every case: the fake catalog's Anthropic and OpenAI upstreams (`up-anthropic`,
+ * `up-openai`), Claude on Bedrock (`bd`, InvokeModel) and on Vertex (`vc`), and Gemini on Vertex (`vg`).
+ */
 beforeAll(async () => {
-  started = await startFakeGateway((f) => ({ catalog: fakeCatalog(f, { maxRetries: 0 }) }), { scenario: { agent: true } });
+  restoreAwsEnv = useTestAwsCredentials();
+  const catalog = (f: FakeUpstream) => buildCatalog(vertexCatalogDocument(f, bedrockCatalogDocument(f)), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'agent catalog');
+  started = await startFakeGateway((f) => ({ catalog: catalog(f) }), { scenario: { agent: true }, awsCredentials: TEST_AWS_CREDENTIALS });
   ({ fake, gw } = started);
 });
-afterAll(() => started?.close());
+afterAll(async () => {
+  await started?.close();
+  restoreAwsEnv?.();
+});
 beforeEach(() => {
   fake.reset();
   home = mkdtempSync(path.join(tmpdir(), 'swy-agent-'));
@@ -69,7 +85,7 @@ const marker = () => `switchyard-${randomBytes(6).toString('hex')}`;
 
 /** The upstream request that carried the tool's result back to the model, if any did. */
 function toolResultRequest(): string | undefined {
-  return fake.requests.map((r) => JSON.stringify(r.body)).find((b) => b.includes('switchyard-') && /tool_result|"role":"tool"|function_call_output/.test(b));
+  return fake.requests.map((r) => JSON.stringify(r.body)).find((b) => b.includes('switchyard-') && /tool_result|"role":"tool"|function_call_output|functionResponse/.test(b));
 }
 
 describe.skipIf(!installed('claude'))('Claude Code', () => {
@@ -83,27 +99,53 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
       DISABLE_TELEMETRY: '1',
     });
 
-  for (const model of ['up-anthropic', 'up-openai']) {
-    it(`runs a shell command through a tool round trip (${model} upstream)${model === 'up-anthropic' ? ', its signed thinking sent back with the result' : ''}`, async () => {
-      const m = marker();
-      const r = await claude(model, `RUN: echo ${m}`);
-      expect(r.code, r.stderr + r.stdout).toBe(0);
-      const out = JSON.parse(r.stdout) as { result: string; is_error: boolean };
-      expect(out.is_error).toBe(false);
-      expect(out.result).toContain(`RESULT: ${m}`);
-      expect(toolResultRequest()).toBeDefined();
-      if (model === 'up-anthropic') {
-        // Claude Code asks for adaptive thinking; the signed block goes back with the tool's result.
-        const call = fake.requests.find((q) => JSON.stringify(q.body).includes('RUN: echo') && (q.body as { thinking?: unknown }).thinking);
-        expect(call, 'Claude Code asked for thinking').toBeDefined();
-        const withResult = fake.requests.find((q) => JSON.stringify(q.body).includes('tool_result'))!.body as { messages: Array<{ role: string; content: unknown }> };
-        const assistant = withResult.messages.filter((msg) => msg.role === 'assistant').at(-1)!;
-        expect((assistant.content as Array<Record<string, unknown>>)[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^agent-signature-call_agent_/) });
-      }
-      // Claude Code asks for 32000 output tokens by default; the gateway must not refuse it.
-      expect(fake.requests.every((q) => q.path.endsWith('/messages') || q.path.endsWith('/chat/completions'))).toBe(true);
-    }, 180_000);
+  /**
+   * Claude Code runs `echo <marker>` through its Bash tool: it exits cleanly, its answer quotes the
+   * command's output, and every upstream call went to `paths` (so none was refused or rerouted;
+   * Claude Code asks for 32000 output tokens by default, which the gateway must not refuse).
+   */
+  async function roundTrip(model: string, paths: RegExp): Promise<void> {
+    const m = marker();
+    const r = await claude(model, `RUN: echo ${m}`);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const out = JSON.parse(r.stdout) as { result: string; is_error: boolean };
+    expect(out.is_error).toBe(false);
+    expect(out.result).toContain(`RESULT: ${m}`);
+    expect(toolResultRequest()).toBeDefined();
+    expect(fake.requests.map((q) => q.path).filter((p) => !paths.test(p))).toEqual([]);
   }
+
+  /** Claude Code asked for (adaptive) thinking, and the signed block went back upstream, first in the assistant turn, with the tool's result. */
+  function expectSignedThinkingSentBack(): void {
+    const call = fake.requests.find((q) => JSON.stringify(q.body).includes('RUN: echo') && (q.body as { thinking?: unknown }).thinking);
+    expect(call, 'Claude Code asked for thinking').toBeDefined();
+    const withResult = fake.requests.find((q) => JSON.stringify(q.body).includes('tool_result'))!.body as { messages: Array<{ role: string; content: unknown }> };
+    const assistant = withResult.messages.filter((msg) => msg.role === 'assistant').at(-1)!;
+    expect((assistant.content as Array<Record<string, unknown>>)[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^agent-signature-call_agent_/) });
+  }
+
+  it('runs a shell command through a tool round trip (up-anthropic upstream), its signed thinking sent back with the result', async () => {
+    await roundTrip('up-anthropic', /^\/v1\/messages$/);
+    expectSignedThinkingSentBack();
+  }, 180_000);
+
+  it('runs a shell command through a tool round trip (up-openai upstream)', async () => {
+    await roundTrip('up-openai', /^\/v1\/chat\/completions$/);
+  }, 180_000);
+
+  it('runs a shell command through a tool round trip with Claude on Bedrock (SigV4 verified), its signed thinking sent back', async () => {
+    // Every call reached InvokeModel's streaming route (the fake refuses a bad signature with 403).
+    await roundTrip('bd', /^\/model\/anthropic\.claude-sonnet-4-5-20250929-v1(:|%3A)0\/invoke-with-response-stream$/);
+    expectSignedThinkingSentBack();
+    expect(fake.requests.every((q) => String(q.headers.authorization).startsWith(`AWS4-HMAC-SHA256 Credential=${TEST_AWS_CREDENTIALS.accessKeyId}/`))).toBe(true);
+  }, 180_000);
+
+  it('runs a shell command through a tool round trip with Claude on Vertex (OAuth token), its signed thinking sent back', async () => {
+    const route = `${VERTEX_PROJECT_PATH}/anthropic/models/claude-sonnet-4-5(@|%40)20250929:streamRawPredict`.replace(/\./g, '\\.');
+    // Every call reached rawPredict's streaming route (the fake refuses one without a token from its OAuth endpoint with 401).
+    await roundTrip('vc', new RegExp(`^${route}$`));
+    expectSignedThinkingSentBack();
+  }, 180_000);
 
   it('continues a session: the second turn carries the first', async () => {
     const first = marker();
@@ -182,13 +224,32 @@ describe.skipIf(!installed('codex'))('Codex', () => {
       { SWITCHYARD_KEY: gw.key, CODEX_HOME: home },
     );
 
+  /** Codex runs `echo <marker>` through its shell tool and prints the model's answer quoting its output. */
+  async function roundTrip(model: string): Promise<void> {
+    const m = marker();
+    const r = await codex(model, `RUN: echo ${m}`);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout + r.stderr).toContain(`RESULT: ${m}`);
+    expect(toolResultRequest()).toBeDefined();
+  }
+
   for (const model of ['up-openai', 'up-anthropic']) {
     it(`runs a shell command through a tool round trip (${model} upstream)`, async () => {
-      const m = marker();
-      const r = await codex(model, `RUN: echo ${m}`);
-      expect(r.code, r.stderr + r.stdout).toBe(0);
-      expect(r.stdout + r.stderr).toContain(`RESULT: ${m}`);
-      expect(toolResultRequest()).toBeDefined();
+      await roundTrip(model);
     }, 180_000);
   }
+
+  it('runs a shell command through a tool round trip with Gemini on Vertex, the thought signature going back to Gemini', async () => {
+    await roundTrip('vg');
+    const route = `${VERTEX_PROJECT_PATH}/google/models/gemini-2.5-flash:streamGenerateContent`;
+    expect(fake.requests.map((q) => q.path).filter((p) => p !== route)).toEqual([]);
+    // The call that carried the tool's result: the model's turn before it holds the function call
+    // with the signature Gemini put on it, back on that same part.
+    type Content = { role: string; parts: Array<Record<string, unknown>> };
+    const withResult = fake.requests.map((q) => q.body as { contents: Content[] }).find((b) => b.contents.some((c) => c.parts.some((p) => p.functionResponse)));
+    expect(withResult, 'the tool result went back to Gemini').toBeDefined();
+    const modelTurn = withResult!.contents.filter((c) => c.role === 'model').at(-1)!;
+    const call = modelTurn.parts.find((p) => p.functionCall);
+    expect(call).toMatchObject({ functionCall: { name: expect.any(String) }, thoughtSignature: expect.stringMatching(/^agent-signature-call_agent_\d+$/) });
+  }, 180_000);
 });

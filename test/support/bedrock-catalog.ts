@@ -44,7 +44,13 @@ export function useTestAwsCredentials(): () => void {
  * (amazon.nova-pro-v1:0, Converse).
  */
 export function bedrockCatalog(fake: FakeUpstream): Catalog {
-  const doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+  return buildCatalog(bedrockCatalogDocument(fake), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'bedrock catalog');
+}
+
+type CatalogDocument = { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+
+/** The document behind `bedrockCatalog`: its providers and models added to `doc` (by default the fake catalog's). */
+export function bedrockCatalogDocument(fake: FakeUpstream, doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as CatalogDocument): CatalogDocument {
   doc.providers['up-bedrock'] = {
     type: 'bedrock',
     base_url: fake.url,
@@ -67,5 +73,5 @@ export function bedrockCatalog(fake: FakeUpstream): Catalog {
     { id: 'bdc', ...bedrock, provider: 'up-bedrock-converse' },
     { id: 'nova', ...bedrock, upstream_model: 'amazon.nova-pro-v1:0', price: { input: '0.80', output: '3.20' } },
   );
-  return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'bedrock catalog');
+  return doc;
 }

@@ -15,9 +15,18 @@ export const VERTEX_PROJECT_PATH = '/v1/projects/switchyard-test/locations/us-ea
  * third provider whose service account the token endpoint does not know.
  */
 export function vertexCatalog(fake: FakeUpstream): Catalog {
+  return buildCatalog(vertexCatalogDocument(fake), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'vertex catalog');
+}
+
+type CatalogDocument = { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+
+/**
+ * The document behind `vertexCatalog`: its providers and models added to `doc` (by default the
+ * fake catalog's); the fake's token endpoint is set to trust the fresh service account.
+ */
+export function vertexCatalogDocument(fake: FakeUpstream, doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as CatalogDocument): CatalogDocument {
   const account = writeServiceAccount(`${fake.url}/oauth2/token`, { projectId: 'switchyard-test' });
   fake.setOAuth({ publicKey: account.publicKey });
-  const doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
   const stranger = writeServiceAccount(`${fake.url}/oauth2/token`, { projectId: 'switchyard-test' });
   const provider = (type: string, file = account.file) => ({
     type,
@@ -35,5 +44,5 @@ export function vertexCatalog(fake: FakeUpstream): Catalog {
     { id: 'vc-untrusted', provider: 'up-vertex-untrusted', upstream_model: 'claude-sonnet-4-5@20250929', free: true, capabilities },
     { id: 'vg', provider: 'up-vertex-gemini', upstream_model: 'gemini-2.5-flash', price: { input: '0.30', output: '2.50', cache_read: '0.03' }, max_output_tokens: 32_000, capabilities },
   );
-  return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'vertex catalog');
+  return doc;
 }

@@ -4,8 +4,9 @@
  * gateway speaks to it:
  * - the last user text holds `RUN: <command>` and the request offers a shell tool (Claude Code's
  *   `Bash`, Codex's `shell`, `shell_command` or `exec_command`): it calls that tool with the command,
- *   after a signed thinking block when Anthropic's thinking is asked for (so a test can check that
- *   the agent sends it back, signature intact, with the tool's result);
+ *   after a signed thinking block when Anthropic's thinking is asked for, or with a thought signature
+ *   on Gemini's function call (as Gemini's thinking models sign theirs), so a test can check that
+ *   the agent sends it back, signature intact, with the tool's result;
  * - the last turn is that tool's result: it answers `RESULT: <last line of the result>` (agents put
  *   their own headers first), so a test
  *   sees that the command ran on the client and its output travelled back upstream;
@@ -39,8 +40,12 @@ export function agentTurn(protocol: WireProtocol, body: Json): AgentAnswer {
   return { text: `OK: ${userText.replace(/<[^>]+>[^<]*<\/[^>]+>/g, '').trim().split(/\s+/).slice(0, 6).join(' ')}` };
 }
 
-/** Anthropic's thinking asked for (enabled or adaptive): the tool call comes after a signed thinking block. */
+/**
+ * Anthropic's thinking asked for (enabled or adaptive): the tool call comes after a signed thinking
+ * block. Gemini's thinking models sign every function call (the signature rides on its part).
+ */
 function thinks(protocol: WireProtocol, body: Json): boolean {
+  if (protocol === 'google-gemini') return true;
   const type = (body.thinking as Json | undefined)?.type;
   return protocol === 'anthropic-messages' && (type === 'enabled' || type === 'adaptive');
 }

@@ -10,7 +10,7 @@ export interface GenerateInput {
   answer?: { text?: string; toolCall?: ToolCall; thinking?: Thinking };
 }
 
-/** A signed thinking block before the answer (Anthropic's protocol only). */
+/** A signed thinking block before the answer (Anthropic's protocol); on Gemini's, only its signature, on the function call's part. */
 export interface Thinking {
   text: string;
   signature: string;
@@ -189,7 +189,8 @@ function geminiChunks(p: Plan, streamed: boolean): Array<Record<string, unknown>
     candidates: [{ content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }],
     usageMetadata: usage(n), modelVersion: p.model, responseId: 'fake-gemini-response',
   });
-  const call = p.toolCall ? [{ functionCall: { name: p.toolCall.name, args: JSON.parse(p.toolCall.arguments) as unknown } }] : [];
+  const signed = p.thinking ? { thoughtSignature: p.thinking.signature } : {};
+  const call = p.toolCall ? [{ functionCall: { name: p.toolCall.name, args: JSON.parse(p.toolCall.arguments) as unknown }, ...signed }] : [];
   const finish = p.truncated ? 'MAX_TOKENS' : 'STOP';
   if (!streamed) return [response([{ text: p.chunks.join('') }, ...call], p.chunks.length, finish)];
   return [...p.chunks.map((c, i) => response([{ text: c }], i + 1)), response(call, p.chunks.length, finish)];
