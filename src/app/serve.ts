@@ -37,6 +37,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     databaseUrl: db.databaseUrl,
     dbSchema: db.schema,
     dataDir: db.dataDir,
+    embedded: db.embedded,
     spoolPath: db.spoolPath,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     redisUrl: process.env.REDIS_URL || undefined,

@@ -7,7 +7,7 @@ import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
 import { GatewayError } from '../ir/index.js';
 import { ApiDocument } from '../http/openapi-document.js';
-import { DEFAULT_HOLD_TTL_MS, openLedger, type Ledger } from '../ledger/index.js';
+import { DEFAULT_HOLD_TTL_MS, openLedger, type EmbeddedDatabase, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
 import { openRateLimiter, type RateLimiter } from '../limits/index.js';
 import { localKeyEvents, redisKeyEvents } from './key-events.js';
@@ -28,6 +28,8 @@ export interface GatewayOptions {
   /** PostgreSQL only: run in this schema (created if missing), e.g. a dedicated benchmark schema. */
   dbSchema?: string;
   dataDir?: string;
+  /** Which embedded database serves dataDir (see ledger/data-dir.ts). */
+  embedded?: EmbeddedDatabase;
   /** PostgreSQL only: connection (and wait for a pooled one) timeout, statement timeout. */
   dbConnectTimeoutMs?: number;
   dbStatementTimeoutMs?: number;
@@ -106,6 +108,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       databaseUrl: opts.databaseUrl,
       schema: opts.dbSchema,
       dataDir: opts.dataDir,
+      embedded: opts.embedded,
       connectTimeoutMs: opts.dbConnectTimeoutMs,
       statementTimeoutMs: opts.dbStatementTimeoutMs,
       spoolPath: opts.spoolPath,

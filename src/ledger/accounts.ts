@@ -5,13 +5,13 @@ import { MAX_BALANCE, MONEY_UNIT, type Account, type JournalEntry } from './type
 import { newAccountId } from './ids.js';
 import { toAccount, toJournalEntry } from './rows.js';
 import { createdBefore } from './read-ledger.js';
-import { isSqlite } from './dialect.js';
+import { isSqlite, sqliteTransaction } from './dialect.js';
 
 /** Creates the account and journals a non-zero opening balance as a credit, in one statement. */
 export async function createAccount(db: Kysely<Database>, name: string, initialBalance = 0n): Promise<Account> {
   if (initialBalance < 0n) throw new GatewayError('invalid_request', 'initial balance must not be negative');
   if (isSqlite(db)) {
-    return db.transaction().execute(async (trx) => {
+    return sqliteTransaction(db, async (trx) => {
       const a = await trx.insertInto('accounts').values({ id: newAccountId(), name, balance: initialBalance }).returningAll().executeTakeFirstOrThrow();
       if (a.balance !== 0n) await trx.insertInto('journal').values({ account_id: a.id, kind: 'credit', amount: a.balance, balance_after: a.balance, reason: 'initial balance' }).execute();
       return toAccount(a);
@@ -85,7 +85,7 @@ export async function credit(
 
 /** credit's statement on SQLite: the same update and journal line, in one transaction. */
 async function creditSqlite(db: Kysely<Database>, accountId: string, amount: bigint, reason: string): Promise<JournalRow[]> {
-  return db.transaction().execute(async (trx) => {
+  return sqliteTransaction(db, async (trx) => {
     const { rows: [a] } = await sql<{ id: string; balance: bigint }>`
       UPDATE accounts SET balance = balance + ${amount}
       WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}

@@ -1,6 +1,5 @@
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { setFlagsFromString } from 'node:v8';
 import type { Database } from './schema.js';
@@ -164,6 +163,8 @@ const PGLITE_SETTINGS = ['shared_buffers=16MB', 'work_mem=1MB', 'temp_buffers=1M
 
 async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
   const unlock = dataDir.includes('://') ? undefined : await lockDataDir(dataDir);
+  // Loaded only when PGlite is the database: the other ledgers never carry its modules.
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
   let client: PGlite;
   try {
     // PostgreSQL compiled to WebAssembly is ~10 MB of code: V8's optimising tier (TurboFan) spent

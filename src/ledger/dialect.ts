@@ -13,3 +13,11 @@ export function isSqlite(db: Kysely<any> | Transaction<any>): boolean {
 export function nowSql(db: Kysely<any> | Transaction<any>): RawBuilder<Date> {
   return isSqlite(db) ? sql<Date>`${Date.now()}` : sql<Date>`now()`;
 }
+
+/**
+ * Runs `fn` in a transaction on SQLite: in the caller's, when `db` is one already (SQLite has one
+ * connection, so a second transaction could only wait for the first), else in a new one.
+ */
+export function sqliteTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db as Transaction<DB>) : db.transaction().execute(fn);
+}

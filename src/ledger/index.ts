@@ -1,6 +1,7 @@
 /** The ledger's public surface. Only src/ledger touches the database. */
 export { openLedger, ledgerOptionsFromEnv, Ledger, DEFAULT_HOLD_TTL_MS } from './ledger.js';
-export { dataDirFromEnv } from './data-dir.js';
+export { dataDirFromEnv, DEFAULT_EMBEDDED, EMBEDDED_DATABASES } from './data-dir.js';
+export type { EmbeddedDatabase } from './data-dir.js';
 export type { LedgerOptions, LedgerLog } from './ledger.js';
 export type { SettleResult } from './settle.js';
 export type { KeySettings } from './keys.js';

@@ -5,7 +5,7 @@ import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
 import { budgetCheck, budgetCheckSqlite, budgetExceeded, budgetTake, budgetTakeSqlite, isBudgetViolation } from './budgets.js';
-import { isSqlite } from './dialect.js';
+import { isSqlite, sqliteTransaction } from './dialect.js';
 
 /**
  * Reserves each request's amount, in one statement for the whole batch. Holds of one account are
@@ -172,7 +172,7 @@ async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Prom
  * not exist here: the transaction is the only writer.
  */
 async function placeSqlite(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
-  return db.transaction().execute(async (trx) => {
+  return sqliteTransaction(db, async (trx) => {
     const now = Date.now();
     const out: HoldOutcome[] = [];
     for (const { ord, h } of valid) {

@@ -3,7 +3,7 @@ import type { Database } from './schema.js';
 import type { UsageRecordInput } from './types.js';
 import { toJson } from './json.js';
 import { budgetReturn, budgetReturnSqlite } from './budgets.js';
-import { isSqlite } from './dialect.js';
+import { isSqlite, sqliteTransaction } from './dialect.js';
 
 /**
  * Voids a pending hold without charge (at most once: only a pending hold changes), returning it to
@@ -82,7 +82,7 @@ async function reapBatch(db: Kysely<Database>, now: Date | undefined, batch: num
 
 /** release on SQLite: the same moves in one transaction (the write lock is taken at BEGIN). */
 async function releaseSqlite(db: Kysely<Database>, requestId: string, record?: UsageRecordInput): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return sqliteTransaction(db, async (trx) => {
     const now = new Date();
     const { rows: [h] } = await sql<{ account_id: string; amount: bigint }>`
       UPDATE holds SET status = 'released', resolved_at = ${now} WHERE id = ${requestId} AND status = 'pending'
@@ -106,7 +106,7 @@ async function releaseSqlite(db: Kysely<Database>, requestId: string, record?: U
  * the data directory's lock keeps the ledger to one process, so one reaper.
  */
 async function reapBatchSqlite(db: Kysely<Database>, now: Date | undefined, batch: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return sqliteTransaction(db, async (trx) => {
     const at = Date.now();
     const { rows } = await sql<{ id: string; account_id: string; amount: bigint }>`
       UPDATE holds SET status = 'expired', resolved_at = ${at}

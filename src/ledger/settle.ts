@@ -5,7 +5,7 @@ import type { Charge, SettleRequest } from './types.js';
 import { tokenCounts } from './rows.js';
 import { toJson } from './json.js';
 import { budgetReturn, budgetReturnSqlite } from './budgets.js';
-import { isSqlite } from './dialect.js';
+import { isSqlite, sqliteTransaction } from './dialect.js';
 
 export interface SettleResult {
   /** What this request was charged in total (for a repeated settle: what the first one captured). */
@@ -162,7 +162,7 @@ export async function settleMany(db: Kysely<Database>, items: SettleRequest[]): 
  * after it; then the usage record and the key budgets.
  */
 async function settleSqlite(db: Kysely<Database>, valid: SettleRequest[]): Promise<Array<{ id: string; captured: bigint }>> {
-  return db.transaction().execute(async (trx) => {
+  return sqliteTransaction(db, async (trx) => {
     const now = new Date();
     const out: Array<{ id: string; captured: bigint }> = [];
     for (const s of valid) {
@@ -181,27 +181,28 @@ async function settleSqlite(db: Kysely<Database>, valid: SettleRequest[]): Promi
       let before = 0n;
       const min = (x: bigint, y: bigint) => (x < y ? x : y);
       const tokens = s.charges.map((c) => tokenCounts(c.usage));
-      const lines = s.charges.map((c, i) => {
+      // Fixed statement texts, one per line: the query builder's compile step costs more than the insert.
+      for (const [i, c] of s.charges.entries()) {
         const taken = min(captured, before + c.cost) - min(captured, before);
         before += c.cost;
         balance -= taken;
         const t = tokens[i];
-        return {
-          account_id: h.account_id, kind: 'capture' as const, amount: -taken, balance_after: balance, request_id: s.requestId, model: c.model, cost: c.cost,
-          input_no_cache: t.inputNoCache, input_cache_read: t.inputCacheRead, input_cache_write: t.inputCacheWrite, output_tokens: t.output, reasoning_tokens: t.reasoning,
-          reason: late ? 'captured after its hold expired' : taken < c.cost ? 'capped by the hold' : null,
-          created_at: now,
-        };
-      });
-      if (lines.length > 0) await trx.insertInto('journal').values(lines).execute();
+        const reason = late ? 'captured after its hold expired' : taken < c.cost ? 'capped by the hold' : null;
+        await sql`
+          INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
+            input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason, created_at)
+          VALUES (${h.account_id}, 'capture', ${-taken}, ${balance}, ${s.requestId}, ${c.model}, ${c.cost},
+            ${t.inputNoCache}, ${t.inputCacheRead}, ${t.inputCacheWrite}, ${t.output}, ${t.reasoning}, ${reason}, ${now})`.execute(trx);
+      }
       const total = (f: (t: (typeof tokens)[number]) => bigint) => tokens.reduce((sum, t) => sum + f(t), 0n);
       const r = s.record;
-      await trx.insertInto('usage_records').values({
-        request_id: s.requestId, account_id: h.account_id, key_id: r.keyId, model_requested: r.modelRequested, model_served: r.modelServed,
-        attempts: toJson(r.attempts ?? []), input_no_cache: total((t) => t.inputNoCache), input_cache_read: total((t) => t.inputCacheRead),
-        input_cache_write: total((t) => t.inputCacheWrite), output_tokens: total((t) => t.output), reasoning_tokens: total((t) => t.reasoning),
-        cost: captured, latency_ms: BigInt(Math.max(0, Math.round(r.latencyMs))), status: r.status, end_user: r.endUser ?? null, session_id: r.session ?? null, created_at: now,
-      }).execute();
+      await sql`
+        INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
+          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
+          cost, latency_ms, status, end_user, session_id, created_at)
+        VALUES (${s.requestId}, ${h.account_id}, ${r.keyId}, ${r.modelRequested}, ${r.modelServed}, ${toJson(r.attempts ?? [])},
+          ${total((t) => t.inputNoCache)}, ${total((t) => t.inputCacheRead)}, ${total((t) => t.inputCacheWrite)}, ${total((t) => t.output)}, ${total((t) => t.reasoning)},
+          ${captured}, ${Math.max(0, Math.round(r.latencyMs))}, ${r.status}, ${r.endUser ?? null}, ${r.session ?? null}, ${now})`.execute(trx);
       await budgetReturnSqlite(trx, s.requestId, released, captured);
       out.push({ id: s.requestId, captured });
     }

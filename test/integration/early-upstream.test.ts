@@ -33,11 +33,13 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
 
   /**
    * Runs `during` while the account's row is locked by a transaction (handed to `during`), so its
-   * next hold cannot commit before.
+   * next hold cannot commit before. On SQLite the transaction itself is the lock: it takes the
+   * database's write lock at BEGIN.
    */
   async function withHoldBlocked<T>(accountId: string, during: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return gw.ledger.db.transaction().execute(async (trx) => {
-      await sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(trx);
+      if (target.name === 'sqlite') await sql`SELECT id FROM accounts WHERE id = ${accountId}`.execute(trx);
+      else await sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(trx);
       return during(trx);
     });
   }

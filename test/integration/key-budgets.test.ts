@@ -157,13 +157,20 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
   it('a new period starts from zero: a spent-out row of the previous day does not count', async () => {
     const tz = 'Asia/Kolkata';
     const k = await newKey({ budgets: [{ period: 'day', limit: Number(2n * H) }], budget_time_zone: tz });
-    // Yesterday (in the key's time zone) spent the whole budget.
+    // Yesterday (in the key's time zone) spent the whole budget. SQLite keeps instants as epoch
+    // milliseconds and has no time zones: Kolkata is UTC+05:30 all year, so its days are plain sums.
+    const DAY = 86_400_000;
+    const KOLKATA = 5.5 * 3_600_000;
+    const todayStart = Math.floor((Date.now() + KOLKATA) / DAY) * DAY - KOLKATA;
+    const yesterdayStart = target.name === 'sqlite' ? sql`${todayStart - DAY}` : sql`date_trunc('day', (now() - interval '1 day') AT TIME ZONE ${tz}) AT TIME ZONE ${tz}`;
     await sql`INSERT INTO budget_usage (key_id, period, period_start, limit_amount, spent)
-      VALUES (${k.id}, 'day', date_trunc('day', (now() - interval '1 day') AT TIME ZONE ${tz}) AT TIME ZONE ${tz}, ${2n * H}, ${2n * H})`.execute(gw.ledger.db);
+      VALUES (${k.id}, 'day', ${yesterdayStart}, ${2n * H}, ${2n * H})`.execute(gw.ledger.db);
     expect((await post(gw.url, '/v1/chat/completions', k.key, chatBody(2))).status).toBe(200);
     expect((await post(gw.url, '/v1/chat/completions', k.key, chatBody(3))).status).toBe(200);
     const third = await json(await post(gw.url, '/v1/chat/completions', k.key, chatBody(4)), 'createChatCompletion', 402);
-    const { rows } = await sql<{ next: Date }>`SELECT (date_trunc('day', now() AT TIME ZONE ${tz}) + interval '1 day') AT TIME ZONE ${tz} AS next`.execute(gw.ledger.db);
+    const { rows } = target.name === 'sqlite'
+      ? { rows: [{ next: new Date(todayStart + DAY) }] }
+      : await sql<{ next: Date }>`SELECT (date_trunc('day', now() AT TIME ZONE ${tz}) + interval '1 day') AT TIME ZONE ${tz} AS next`.execute(gw.ledger.db);
     expect(third.error.budget).toMatchObject({ period: 'day', remaining: 0, resets_at: rows[0].next.toISOString() });
     // The earlier requests' settles may still be on their way: what they took is spent or held.
     expect(third.error.budget.spent + third.error.budget.held).toBe(Number(2n * H));

@@ -72,7 +72,8 @@ export function postgres(url: string, opts: { connectUrl?: string } & Omit<Ledge
   };
 }
 
-export const dbTargets: DbTarget[] = PG_URL ? [sqlite, pglite, postgres(PG_URL)] : [sqlite, pglite];
+/** The first is the default embedded database's: the test gateway's database when a test names none. */
+export const dbTargets: DbTarget[] = PG_URL ? [pglite, sqlite, postgres(PG_URL)] : [pglite, sqlite];
 export const pgTarget: DbTarget | undefined = PG_URL ? postgres(PG_URL) : undefined;
 
 /**

@@ -2,9 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { memoryMb, startNode, type Child } from './processes.js';
+import type { EmbeddedDatabase } from '../../src/ledger/data-dir.js';
+
+const DESCRIPTION: Record<EmbeddedDatabase, string> = {
+  sqlite: 'SQLite (libSQL) in a data directory, run by tsx (make run)',
+  pglite: 'PGlite in a data directory, run by tsx (make run)',
+};
 
 /** How the default path starts: ready times from spawn to the listening line, and memory at rest. */
 export interface EmbeddedStart {
+  /** The embedded database (SWITCHYARD_EMBEDDED_DB). */
+  kind: EmbeddedDatabase;
   database: string;
   /** The first start on an empty data directory (it creates the database). */
   firstReadyMs: number;
@@ -19,15 +27,16 @@ const READY = /"url":"(http:\/\/[^"]+)"[^\n]*switchyard is listening/;
 
 /**
  * The gateway as `make run` starts it: `node --import tsx src/main.ts serve --demo`, the ledger in
- * PGlite in a data directory (a fresh temporary one here), the bench's catalog. Started twice, so
- * both the first start and a later one are timed; the second keeps running for the measurements.
+ * the embedded database `kind` in a data directory (a fresh temporary one here), the bench's
+ * catalog. Started twice, so both the first start and a later one are timed; the second keeps
+ * running for the measurements.
  */
-export async function startEmbedded(root: string, env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string; start: EmbeddedStart; cleanup(): void }> {
+export async function startEmbedded(root: string, env: NodeJS.ProcessEnv, kind: EmbeddedDatabase): Promise<{ child: Child; url: string; start: EmbeddedStart; cleanup(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-embedded-'));
   const args = ['--import', 'tsx', resolve(root, 'src/main.ts'), 'serve', '--demo'];
   const run = async () => {
     const t0 = performance.now();
-    const { child, match } = await startNode('switchyard-embedded', args, { ...env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dataDir }, READY);
+    const { child, match } = await startNode('switchyard-embedded', args, { ...env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_EMBEDDED_DB: kind }, READY);
     return { child, url: match[1], readyMs: performance.now() - t0 };
   };
   const first = await run();
@@ -38,7 +47,8 @@ export async function startEmbedded(root: string, env: NodeJS.ProcessEnv): Promi
     child: second.child,
     url: second.url,
     start: {
-      database: 'PGlite in a data directory, run by tsx (make run)',
+      kind,
+      database: DESCRIPTION[kind],
       firstReadyMs: first.readyMs,
       restartReadyMs: second.readyMs,
       idleRssMb: memoryMb(second.child.pid),

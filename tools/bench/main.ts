@@ -24,6 +24,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { measureStreamsMemory } from './hold-streams.js';
 import { startEmbedded, type EmbeddedStart } from './embedded.js';
+import { DEFAULT_EMBEDDED, EMBEDDED_DATABASES, type EmbeddedDatabase } from '../../src/ledger/data-dir.js';
 import { calibrate } from './calibrate.js';
 import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe, warmUp } from './load.js';
 import { freePort, startNode, stopAll } from './processes.js';
@@ -177,13 +178,13 @@ async function measureCase(c: Case, pids: Partial<Record<Case['server'], number>
  * The default path, alone on the machine's share of the run (the deployed gateway is stopped by
  * then): its start, its memory at rest, and its JSON case on one account's keys.
  */
-async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[]): Promise<EmbeddedStart | undefined> {
-  if (ONLY && !'embedded chat→openai json, 1 account'.includes(ONLY)) return undefined;
-  process.stderr.write('  the default path (tsx, PGlite in a data directory)...\n');
-  const emb = await startEmbedded(ROOT, gatewayEnv(fakeUrl, adminKey));
+async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[], kind: EmbeddedDatabase): Promise<EmbeddedStart | undefined> {
+  if (ONLY && !`embedded ${kind} chat→openai json, 1 account`.includes(ONLY)) return undefined;
+  process.stderr.write(`  the default path (tsx, ${kind} in a data directory)...\n`);
+  const emb = await startEmbedded(ROOT, gatewayEnv(fakeUrl, adminKey), kind);
   try {
     const keys = await createKeys(emb.url, adminKey, 1, KEYS);
-    const c = gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded');
+    const c = { ...gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded'), database: kind };
     await warmUp(c.target, WARMUP_REQUESTS * 3);
     rows.push(await measureCase(c, { embedded: emb.child.pid }));
     return emb.start;
@@ -191,6 +192,17 @@ async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[]): 
     await emb.child.stop();
     emb.cleanup();
   }
+}
+
+/** The default path on the default embedded database, then on each other one, for comparison. */
+async function measureEmbeddedAll(fakeUrl: string, adminKey: string, rows: Row[]): Promise<{ embedded?: EmbeddedStart; embeddedAlternatives: EmbeddedStart[] }> {
+  const embedded = await measureEmbedded(fakeUrl, adminKey, rows, DEFAULT_EMBEDDED);
+  const embeddedAlternatives: EmbeddedStart[] = [];
+  for (const kind of EMBEDDED_DATABASES.filter((k) => k !== DEFAULT_EMBEDDED)) {
+    const start = await measureEmbedded(fakeUrl, adminKey, rows, kind);
+    if (start) embeddedAlternatives.push(start);
+  }
+  return { embedded, embeddedAlternatives };
 }
 
 async function portkeyStreamProbe(portkey: string, fake: string) {
@@ -226,7 +238,7 @@ async function main(): Promise<void> {
   for (const c of cases) rows.push(await measureCase(c, pids));
   const portkeyStreams = await portkeyStreamProbe(portkey.url, fake.url);
   await gw.child.stop();
-  const embedded = await measureEmbedded(fake.url, adminKey, rows);
+  const { embedded, embeddedAlternatives } = await measureEmbeddedAll(fake.url, adminKey, rows);
   addOverheads(rows);
   process.stderr.write(`  ${STREAMS} slow streams...\n`);
   // A fresh gateway process: its resident memory then measures the streams, not the garbage the
@@ -245,6 +257,7 @@ async function main(): Promise<void> {
     portkeyStreams,
     streamsMemory,
     embedded,
+    embeddedAlternatives,
     targets: checkTargets(rows, streamsMemory, embedded),
   };
   const json = JSON.stringify(report, null, 2);

@@ -12,7 +12,7 @@ function row(server: Row['server'], client: Row['client'], upstream: Row['upstre
 }
 
 const mem = { streams: 1000, open: 1000, idleRssMb: 100, rssMb: 250, failures: 0 };
-const embedded = { database: 'PGlite', firstReadyMs: 3_000, restartReadyMs: 2_000, idleRssMb: 200 };
+const embedded = { kind: 'pglite' as const, database: 'PGlite', firstReadyMs: 3_000, restartReadyMs: 2_000, idleRssMb: 200 };
 
 describe('bench report', () => {
   const rows = [

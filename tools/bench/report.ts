@@ -7,6 +7,8 @@ import { caseLabel, type Case } from './scenarios.js';
 export interface Row {
   label: string;
   server: Case['server'];
+  /** Embedded rows: the embedded database. */
+  database?: string;
   accounts?: number;
   client: Case['client'];
   upstream: Case['upstream'];
@@ -36,11 +38,13 @@ export interface Report {
   streamsMemory: StreamsMemory;
   /** The default path's start (undefined when BENCH_ONLY left it out). */
   embedded?: EmbeddedStart;
+  /** The other embedded databases, measured the same way in the same run for comparison. */
+  embeddedAlternatives?: EmbeddedStart[];
   targets: TargetCheck[];
 }
 
 export function makeRow(c: Case, throughput: ThroughputResult, latency: LatencyResult): Row {
-  return { label: caseLabel(c), server: c.server, accounts: c.accounts, client: c.client, upstream: c.upstream, stream: c.stream, throughput, latency };
+  return { label: caseLabel(c), server: c.server, ...(c.database && { database: c.database }), accounts: c.accounts, client: c.client, upstream: c.upstream, stream: c.stream, throughput, latency };
 }
 
 /** Fills in the added latencies: each row against the direct upstream for the same client and mode. */
@@ -88,7 +92,8 @@ export function checkTargets(rows: Row[], mem: StreamsMemory, embedded?: Embedde
   const cpuStream = worst(team(rows, true), (r) => r.throughput.cpuMsPerRequest);
   const added = worst(json, (r) => r.addedP50Ms);
   const portkeyP50 = min(rows.filter((r) => r.server === 'portkey' && r.latency.failures === 0).map((r) => r.addedP50Ms ?? NaN));
-  const emb = rows.find((r) => r.server === 'embedded');
+  // The default path is the default embedded database's row; the others are there for comparison.
+  const emb = rows.find((r) => r.server === 'embedded' && (r.database === undefined || r.database === embedded?.kind));
   const embCpu = emb?.throughput.cpuMsPerRequest ?? NaN;
   return [
     check('one account: gateway CPU per non-streaming request (worst case)', '≤ 0.25 ms', cpuJson, `${f(cpuJson, 3)} ms`, (v) => v <= 0.25),
@@ -126,6 +131,8 @@ export function markdown(r: Report): string {
       `${r.settings.latencySamples} sequential requests timed at 1 connection after ${r.settings.latencyWarmup} untimed.`,
     ...(r.embedded ? ['', `Default path (\`make run\`): ${r.embedded.database}; ready ${f(r.embedded.firstReadyMs / 1000, 1)} s after the first start, ` +
       `${f(r.embedded.restartReadyMs / 1000, 1)} s after a restart; ${f(r.embedded.idleRssMb, 0)} MB RSS idle.`] : []),
+    ...(r.embeddedAlternatives ?? []).map((e) => `Compared in the same run: ${e.database}; ready ${f(e.firstReadyMs / 1000, 1)} s after the first start, ` +
+      `${f(e.restartReadyMs / 1000, 1)} s after a restart; ${f(e.idleRssMb, 0)} MB RSS idle.`),
     '',
     `Machine calibration: a round trip to another process costs ${f(cal.busyRoundTripCpuUs, 0)} µs of CPU while it is awake and ` +
       `${f(cal.wakeRoundTripCpuUs, 0)} µs when it has to be woken (tools/bench/calibrate.ts).`,

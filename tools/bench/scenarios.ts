@@ -6,10 +6,12 @@ export type Upstream = 'openai' | 'anthropic';
 /**
  * One measured case: who serves it, which client protocol, which upstream protocol, streaming or
  * not. `switchyard` is the gateway as deployed (compiled, the bench's database); `embedded` is the
- * gateway as a user first starts it (`make run`: tsx, PGlite in a data directory).
+ * gateway as a user first starts it (`make run`: tsx, the embedded database in a data directory).
  */
 export interface Case {
   server: 'switchyard' | 'embedded' | 'direct' | 'portkey';
+  /** Embedded cases: which embedded database the gateway ran on. */
+  database?: string;
   /** Gateway cases: how many accounts the rotated keys belong to (1: one team's keys, one balance). */
   accounts?: number;
   client: Client;
@@ -115,5 +117,6 @@ export function caseLabel(c: Case): string {
   if (c.server === 'direct' || c.server === 'portkey') return `${c.server} ${c.client} ${mode}`;
   const same = (c.client === 'chat') === (c.upstream === 'openai');
   const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
-  return `${c.server} ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}, ${accounts}`;
+  const server = c.database ? `${c.server} ${c.database}` : c.server;
+  return `${server} ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}, ${accounts}`;
 }
