@@ -47,8 +47,9 @@ export type StreamEvent =
    */
   | { type: 'fallback'; from: string; to: string; reason: string; outcome: 'refusal' | 'error'; variant?: 'standard' | 'fast' }
   /**
-   * A warning that arose after the answer's headers went out (a later candidate's dropped
-   * feature, say), so it travels in the stream instead of `x-switchyard-warnings` (pipeline only).
+   * What of the request did not reach the upstream. A provider may yield it (any time, best
+   * before its output); the pipeline reports it in `x-switchyard-warnings` while the headers
+   * have not gone out, else as this event in the stream (a later candidate's dropped feature, say).
    */
   | { type: 'warning'; message: string }
   /**

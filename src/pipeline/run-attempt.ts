@@ -17,7 +17,8 @@ type BlockStart = Extract<StreamEvent, { type: 'text-start' | 'reasoning-start' 
  * Runs one candidate and yields its client-bound events: `start` right before the first real
  * output, then the blocks, cut at the candidate's ceiling. Text and reasoning blocks are opened
  * only at their first non-empty delta, so an empty block (Anthropic opens one before a refusal)
- * is not output and a refusal behind it is still a refusal before output.
+ * is not output and a refusal behind it is still a refusal before output. A provider's `warning`
+ * is not output either: it goes to `warn`.
  */
 export async function* runAttempt(
   deps: PipelineDeps,
@@ -28,6 +29,8 @@ export async function* runAttempt(
   stop: AbortController,
   /** Owned by the caller, so an attempt whose consumer stops early can still be billed. */
   meter: OutputMeter,
+  /** Notes a provider's warning (what it dropped of the request) for the run to report. */
+  warn: (message: string) => void,
 ): AsyncGenerator<StreamEvent, AttemptResult> {
   const pending = new Map<string, BlockStart>();
   let start: StreamEvent = { type: 'start', id: call.requestId, model: cand.model.id };
@@ -46,6 +49,11 @@ export async function* runAttempt(
     for await (const raw of provider.stream(call)) {
       if (raw.type === 'start') {
         start = { type: 'start', id: raw.id, model: cand.model.id, ...(raw.usage ? { usage: raw.usage } : {}) };
+        continue;
+      }
+      if (raw.type === 'warning') {
+        // Not output: the run reports it (in the headers, or in the stream once they went out).
+        warn(raw.message);
         continue;
       }
       if (raw.type === 'finish') {

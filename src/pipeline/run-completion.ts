@@ -133,7 +133,8 @@ function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand:
   if (ctx.signal.aborted) stop.abort(ctx.signal.reason);
   const meter = new OutputMeter(cand.maxTokens);
   const health = watchDeployment(deps.health, cand.deployment.id, deps.now);
-  const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, index, ctx.signal, stop, meter);
+  const warn = (message: string) => noteWarnings(deps, ctx, summary, [message]);
+  const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, index, ctx.signal, stop, meter, warn);
   const first = attempt.next();
   // The first step comes with the first output (runAttempt yields `start` right before it).
   // runAttempt ends in an outcome rather than a throw; the rejection handler only keeps a stray
@@ -213,24 +214,34 @@ type FallbackEvent = Extract<StreamEvent, { type: 'fallback' }>;
  * Streamed: events go out as they come. A refusal before any output is invisible apart from the
  * `fallback` event placed right after `start`; after output the refused blocks are closed,
  * `fallback` follows and the next model continues in the same stream (one `start` only).
- * Warnings noted for a later candidate once the stream (and its headers) went out follow as
- * `warning` events.
+ * Warnings noted once the stream (and its headers) went out, a later candidate's or what a
+ * provider reported mid-attempt, follow as `warning` events before the next event.
  */
 async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
   const held: FallbackEvent[] = [];
   let startSent = false;
+  // How many of the run's warnings the client has: those in the headers, then those streamed.
+  let told = 0;
+  const late = function* (): Generator<StreamEvent> {
+    const warnings = run.summary.warnings ?? [];
+    if (startSent) for (const message of warnings.slice(told)) yield { type: 'warning', message };
+    told = warnings.length;
+  };
   // Each turn is one attempt; endAttempt throws, ends the run or moves to the next attempt.
   for (;;) {
-    const noted = run.summary.warnings?.length ?? 0;
     const launched = startAttempt(run);
-    if (startSent) for (const message of run.summary.warnings?.slice(noted) ?? []) yield { type: 'warning', message };
+    yield* late();
     let step = await launched.first;
     for (; !step.done; step = await launched.attempt.next()) {
       const ev = step.value;
-      if (ev.type !== 'start') yield ev;
-      else if (!startSent) {
-        // The first output of the run: its model is the one replying now.
+      if (ev.type !== 'start') {
+        yield* late();
+        yield ev;
+      } else if (!startSent) {
+        // The first output of the run: its model is the one replying now. The warnings noted
+        // so far go in the headers, built when this first event is read.
         startSent = true;
+        told = run.summary.warnings?.length ?? 0;
         serving(run.summary, launched.cand);
         yield ev;
         yield* held.splice(0);
@@ -244,15 +255,19 @@ async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
       if (!startSent) held.push(verdict.event);
       else {
         yield* closeOpenBlocks(launched.meter);
+        yield* late();
         yield verdict.event;
       }
       continue;
     }
     if (!startSent) {
+      told = run.summary.warnings?.length ?? 0;
+      startSent = true;
       yield step.value.start;
       yield* held;
     }
     yield* closeOpenBlocks(launched.meter);
+    yield* late();
     yield verdict.event;
     return;
   }

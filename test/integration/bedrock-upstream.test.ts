@@ -306,6 +306,53 @@ describe('every client protocol -> Bedrock Converse', () => {
     expect(sent(1).messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: THOUGHT, signature: 'EqQBCkgIBRABGAIiQConverseSignedThinkingForSwitchyard+/==' } } });
   });
 
+  it('messages: fields and betas a model that is not Anthropic cannot take are named in x-switchyard-warnings, streamed or not', async () => {
+    // top_k is a field this SDK's types no longer list: a messages client's own field.
+    const params = { model: 'nova', max_tokens: 300, top_k: 5, messages: [{ role: 'user' as const, content: 'Hello' }] };
+    const options = { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } };
+    const expected =
+      'fields dropped (Bedrock Converse with a model that is not Anthropic): top_k; anthropic-beta dropped (Bedrock Converse with a model that is not Anthropic): context-1m-2025-08-07';
+    fake.script('script:bedrock/converse-stream-text', 'script:bedrock/converse-stream-text');
+    const whole = await anthropic.messages.create({ ...params, stream: false }, options).withResponse();
+    expect(whole.data.content).toMatchObject([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
+    expect(whole.response.headers.get('x-switchyard-warnings')).toBe(expected);
+    const streamed = await anthropic.messages.create({ ...params, stream: true }, options).withResponse();
+    let text = '';
+    for await (const ev of streamed.data) if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+    expect(text).toBe('Switchyard speaks Converse too.');
+    expect(streamed.response.headers.get('x-switchyard-warnings')).toBe(expected);
+    expect(sent(1)).not.toHaveProperty('additionalModelRequestFields');
+  });
+
+  it('messages: Claude on Converse takes the fields and betas, so nothing is warned', async () => {
+    fake.script('script:bedrock/converse-stream-text');
+    const params = { model: 'bdc', max_tokens: 300, top_k: 5, messages: [{ role: 'user' as const, content: 'Hello' }] };
+    const { response } = await anthropic.messages.create(params, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } }).withResponse();
+    expect(response.headers.get('x-switchyard-warnings')).toBeNull();
+    expect(sent(0).additionalModelRequestFields).toEqual({ top_k: 5, anthropic_beta: ['context-1m-2025-08-07'] });
+  });
+
+  it('chat: a JSON-schema response format and tool_choice none with tool calls in the history are warned', async () => {
+    fake.script('script:bedrock/converse-stream-text');
+    const { response } = await openai.chat.completions
+      .create({
+        model: 'nova',
+        tool_choice: 'none',
+        tools: [weatherTool],
+        response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object', properties: { city: { type: 'string' } } } } },
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: '18 C' },
+        ],
+      })
+      .withResponse();
+    expect(response.headers.get('x-switchyard-warnings')).toBe(
+      'JSON schema response format dropped (not sent over Bedrock Converse): city; tool_choice none not enforced (Bedrock Converse has no none choice; the tools in the history must be declared, so the model may call one)',
+    );
+    expect(sent(0).toolConfig).toEqual({ tools: [expect.objectContaining({ toolSpec: expect.objectContaining({ name: 'get_weather' }) })] });
+  });
+
   it('chat: a throttlingException frame after text is an in-stream error', async () => {
     fake.script('script:bedrock/converse-stream-exception');
     const stream = await openai.chat.completions.create({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'Hi' }] });

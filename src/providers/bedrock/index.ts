@@ -1,4 +1,4 @@
-import { MESSAGES_EXT, THINKING_FAMILY } from '../../ir/index.js';
+import { MESSAGES_EXT, THINKING_FAMILY, type StreamEvent } from '../../ir/index.js';
 import { decodeResponse as decodeMessage } from '../anthropic/decode-response.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import type { Provider, ProviderCall } from '../types.js';
@@ -7,7 +7,7 @@ import { decodeConverseResponse } from './decode-converse-response.js';
 import { decodeConverseStream, initConverseStream } from './decode-converse-stream.js';
 import { decodeError } from './decode-error.js';
 import { decodeInvokeStream, initInvokeStream } from './decode-stream.js';
-import { encodeConverseRequest } from './encode-converse.js';
+import { converseWarnings, encodeConverseRequest } from './encode-converse.js';
 import { encodeInvokeRequest } from './encode-request.js';
 import { bedrockOptionsSpec } from './options.js';
 import { readEventStream } from './read-event-stream.js';
@@ -47,13 +47,13 @@ export const bedrockProvider = {
       decodeError,
     };
     if (api === 'converse') {
-      return streamUpstream(call, {
+      return withWarnings(converseWarnings(call.request, model), streamUpstream(call, {
         ...transport,
         body: encodeConverseRequest(call.request, model),
         decodeStream: decodeConverseStream,
         initStream: () => initConverseStream(model),
         decodeResponse: (body) => decodeConverseResponse(body, model),
-      });
+      }));
     }
     return streamUpstream(call, {
       ...transport,
@@ -64,3 +64,9 @@ export const bedrockProvider = {
     });
   },
 } satisfies Provider;
+
+/** What the request lost, reported ahead of the answer (the pipeline puts it in the headers). */
+async function* withWarnings(warnings: string[], events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  for (const message of warnings) yield { type: 'warning', message };
+  yield* events;
+}
