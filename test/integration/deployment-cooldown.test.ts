@@ -128,6 +128,9 @@ describe('a deployment answering 529 with retry-after', () => {
   });
 });
 
-describe.skipIf(REDIS_URL)('a second gateway sharing Redis', () => {
-  it.skip('needs TEST_REDIS_URL (e.g. redis://127.0.0.1:6379): the shared-cooldown case is skipped', () => undefined);
-});
+// Registered only without Redis, so a run with Redis (CI) has nothing skipped.
+if (!REDIS_URL) {
+  describe('a second gateway sharing Redis', () => {
+    it.skip('needs TEST_REDIS_URL (e.g. redis://127.0.0.1:6379): the shared-cooldown case is skipped', () => undefined);
+  });
+}
