@@ -40,8 +40,8 @@ export function useTestAwsCredentials(): () => void {
  * The fake catalog plus a `bedrock` provider (`up-bedrock`, base_url the fake, region eu-west-1,
  * SigV4 with the test credentials) and models on it: `bd` (upstream model
  * anthropic.claude-sonnet-4-5-20250929-v1:0, InvokeModel), `bd-guarded` (the same, falling back to
- * `up-openai`), `bdc` (the same Claude through Converse, on `up-bedrock-converse`) and `nova`
- * (amazon.nova-pro-v1:0, Converse).
+ * `up-openai`), `bd-to-nova` (the same, falling back to `nova`), `bdc` (the same Claude through
+ * Converse, on `up-bedrock-converse`) and `nova` (amazon.nova-pro-v1:0, Converse).
  */
 export function bedrockCatalog(fake: FakeUpstream): Catalog {
   return buildCatalog(bedrockCatalogDocument(fake), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'bedrock catalog');
@@ -70,6 +70,7 @@ export function bedrockCatalogDocument(fake: FakeUpstream, doc = fakeCatalogDocu
   doc.models.push(
     { id: 'bd', ...bedrock },
     { id: 'bd-guarded', ...bedrock, fallbacks: ['up-openai'] },
+    { id: 'bd-to-nova', ...bedrock, fallbacks: ['nova'] },
     { id: 'bdc', ...bedrock, provider: 'up-bedrock-converse' },
     { id: 'nova', ...bedrock, upstream_model: 'amazon.nova-pro-v1:0', price: { input: '0.80', output: '3.20' } },
   );
