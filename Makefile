@@ -41,7 +41,7 @@ lint-openapi: install
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint generated/openapi.yaml --format=summary
 	npx spectral lint generated/openapi.yaml --fail-severity error
 
-## Compile src/ to JavaScript in dist/ (what a deployment and the npm package run: node dist/src/main.js serve).
+## Compile src/ to JavaScript in dist/ (what a deployment, the npm package and `make run` run: node dist/src/main.js serve).
 ## Types are checked by lint; tools/build.mjs only strips them (esbuild).
 build: install console
 	npm run build
@@ -55,8 +55,8 @@ test: install console check-generated lint
 test-faults: install
 	npx vitest run test/faults test/ledger/late-capture.test.ts
 
-run: install console
-	$(NODE_RUN) src/main.ts serve --demo
+run: build
+	node dist/src/main.js serve --demo
 
 ## Contract fuzzing with a bigger budget (FUZZ_RUNS cases per operation).
 fuzz: install

@@ -17,7 +17,7 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 export type EmbeddedDatabase = 'sqlite' | 'pglite';
 export const EMBEDDED_DATABASES: readonly EmbeddedDatabase[] = ['sqlite', 'pglite'];
 /** What a new data directory gets (DECISIONS.md, "Embedded database"). */
-export const DEFAULT_EMBEDDED: EmbeddedDatabase = 'pglite';
+export const DEFAULT_EMBEDDED: EmbeddedDatabase = 'sqlite';
 /** SQLite's file in the data directory. */
 export const SQLITE_FILE = 'ledger.sqlite';
 

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLedger } from '../../src/ledger/index.js';
+import { EMBEDDED_DATABASES, openLedger } from '../../src/ledger/index.js';
+import type { EmbeddedDatabase } from '../../src/ledger/data-dir.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 
@@ -64,12 +65,12 @@ interface Db {
   cleanup(): Promise<void>;
 }
 
-function pgliteDb(): Db {
+function embeddedDb(embedded: EmbeddedDatabase): Db {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-drain-'));
   return {
-    env: { SWITCHYARD_DATA_DIR: join(dir, 'data') },
+    env: { SWITCHYARD_DATA_DIR: join(dir, 'data'), SWITCHYARD_EMBEDDED_DB: embedded },
     async open() {
-      const ledger = await openLedger({ dataDir: join(dir, 'data') });
+      const ledger = await openLedger({ dataDir: join(dir, 'data'), embedded });
       return { ledger, close: () => ledger.close() };
     },
     async cleanup() {
@@ -89,7 +90,7 @@ async function postgresDb(): Promise<Db> {
   };
 }
 
-const targets: Array<[string, () => Promise<Db>]> = [['pglite', async () => pgliteDb()]];
+const targets: Array<[string, () => Promise<Db>]> = EMBEDDED_DATABASES.map((kind) => [kind, async () => embeddedDb(kind)]);
 if (pgTarget) targets.push(['postgres', postgresDb]);
 
 describe.each(targets)('SIGTERM with requests in flight (%s)', (_name, makeDb) => {
@@ -133,10 +134,11 @@ describe.each(targets)('SIGTERM with requests in flight (%s)', (_name, makeDb) =
 
     const { ledger, close } = await db.open();
     try {
-      const holds = await sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM holds GROUP BY status`.execute(ledger.db);
-      const usage = await sql<{ status: string; n: number; cost: string }>`SELECT status, count(*)::int AS n, sum(cost)::text AS cost FROM usage_records GROUP BY status`.execute(ledger.db);
-      const pending = holds.rows.find((r) => r.status === 'pending')?.n ?? 0;
-      const billed = usage.rows.reduce((n, r) => n + r.n, 0);
+      // Portable SQL (PostgreSQL, PGlite, SQLite); counts come back as numbers or bigints.
+      const holds = await sql<{ status: string; n: number | bigint }>`SELECT status, count(*) AS n FROM holds GROUP BY status`.execute(ledger.db);
+      const usage = await sql<{ status: string; n: number | bigint; cost: string }>`SELECT status, count(*) AS n, CAST(sum(cost) AS TEXT) AS cost FROM usage_records GROUP BY status`.execute(ledger.db);
+      const pending = Number(holds.rows.find((r) => r.status === 'pending')?.n ?? 0);
+      const billed = usage.rows.reduce((n, r) => n + Number(r.n), 0);
       console.log(
         `SIGTERM with ${all} requests in flight: exit ${code}; a new connection ${refused}; statuses ${outcomes.map((o) => `${o.kind}=${o.status}`).join(' ')};` +
           ` usage records ${billed} (${usage.rows.map((r) => `${r.status}: ${r.n}, ${r.cost} nd`).join('; ')}); holds ${holds.rows.map((r) => `${r.status}: ${r.n}`).join(', ')}`,

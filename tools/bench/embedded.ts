@@ -5,8 +5,8 @@ import { memoryMb, startNode, type Child } from './processes.js';
 import type { EmbeddedDatabase } from '../../src/ledger/data-dir.js';
 
 const DESCRIPTION: Record<EmbeddedDatabase, string> = {
-  sqlite: 'SQLite (libSQL) in a data directory, run by tsx (make run)',
-  pglite: 'PGlite in a data directory, run by tsx (make run)',
+  sqlite: 'SQLite (libSQL) in a data directory, compiled (make run)',
+  pglite: 'PGlite in a data directory, compiled (make run)',
 };
 
 /** How the default path starts: ready times from spawn to the listening line, and memory at rest. */
@@ -26,14 +26,14 @@ const IDLE_MS = 2_000;
 const READY = /"url":"(http:\/\/[^"]+)"[^\n]*switchyard is listening/;
 
 /**
- * The gateway as `make run` starts it: `node --import tsx src/main.ts serve --demo`, the ledger in
+ * The gateway as `make run` starts it: `node dist/src/main.js serve --demo` (built by `make bench`), the ledger in
  * the embedded database `kind` in a data directory (a fresh temporary one here), the bench's
  * catalog. Started twice, so both the first start and a later one are timed; the second keeps
  * running for the measurements.
  */
 export async function startEmbedded(root: string, env: NodeJS.ProcessEnv, kind: EmbeddedDatabase): Promise<{ child: Child; url: string; start: EmbeddedStart; cleanup(): void }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-embedded-'));
-  const args = ['--import', 'tsx', resolve(root, 'src/main.ts'), 'serve', '--demo'];
+  const args = [resolve(root, 'dist/src/main.js'), 'serve', '--demo'];
   const run = async () => {
     const t0 = performance.now();
     const { child, match } = await startNode('switchyard-embedded', args, { ...env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_EMBEDDED_DB: kind }, READY);

@@ -8,7 +8,7 @@
  * switchyard_bench, dropped before and after), else in-memory PGlite.
  *
  * Gateway cases rotate the keys of one account (a team sharing one balance: the headline) or of
- * many accounts, one key each; then the default path (`make run`: tsx, PGlite in a data directory)
+ * many accounts, one key each; then the default path (`make run`: compiled, the embedded database in a data directory)
  * is started and measured on its own (see embedded.ts).
  *
  * Knobs: BENCH_SECONDS (5 per case at 50 connections), BENCH_LATENCY_REQUESTS (1000 sequential, after 100 untimed),
@@ -180,7 +180,7 @@ async function measureCase(c: Case, pids: Partial<Record<Case['server'], number>
  */
 async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[], kind: EmbeddedDatabase): Promise<EmbeddedStart | undefined> {
   if (ONLY && !`embedded ${kind} chat→openai json, 1 account`.includes(ONLY)) return undefined;
-  process.stderr.write(`  the default path (tsx, ${kind} in a data directory)...\n`);
+  process.stderr.write(`  the default path (make run: compiled, ${kind} in a data directory)...\n`);
   const emb = await startEmbedded(ROOT, gatewayEnv(fakeUrl, adminKey), kind);
   try {
     const keys = await createKeys(emb.url, adminKey, 1, KEYS);

@@ -6,7 +6,7 @@ export type Upstream = 'openai' | 'anthropic';
 /**
  * One measured case: who serves it, which client protocol, which upstream protocol, streaming or
  * not. `switchyard` is the gateway as deployed (compiled, the bench's database); `embedded` is the
- * gateway as a user first starts it (`make run`: tsx, the embedded database in a data directory).
+ * gateway as a user first starts it (`make run`: compiled, the embedded database in a data directory).
  */
 export interface Case {
   server: 'switchyard' | 'embedded' | 'direct' | 'portkey';
