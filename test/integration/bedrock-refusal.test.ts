@@ -7,40 +7,20 @@
  * the headers went out (Converse dropping a messages client's field) travels in the stream.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { describe, expect, it } from 'vitest';
 import { bedrockCatalog, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
-import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { useSdkGateway } from '../support/sdk-gateway.js';
 import { checkChatStream, checkMessagesStream, recordingFetch } from '../support/stream-checks.js';
 
-let started: FakeGateway | undefined;
-let restoreEnv: (() => void) | undefined;
-let fake: FakeUpstream;
-let gw: TestGateway;
-let openai: OpenAI;
-let anthropic: Anthropic;
 const rec = recordingFetch();
-
-beforeAll(async () => {
-  restoreEnv = useTestAwsCredentials();
-  started = await startFakeGateway((f) => ({ catalog: bedrockCatalog(f) }), { awsCredentials: TEST_AWS_CREDENTIALS });
-  ({ fake, gw } = started);
-  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
-  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, fetch: rec.fetch, maxRetries: 0 });
-});
-beforeEach(() => fake.reset());
-afterAll(async () => {
-  await started?.close();
-  restoreEnv?.();
-});
+const sdk = useSdkGateway((f) => ({ catalog: bedrockCatalog(f) }), { fake: { awsCredentials: TEST_AWS_CREDENTIALS }, setup: useTestAwsCredentials, fetch: rec.fetch });
 
 const hi: Anthropic.MessageParam[] = [{ role: 'user', content: 'Hi' }];
 
 describe('Bedrock refusal fallback', () => {
   it('messages, streamed: a refusal before output falls back; one message_start naming the replier', async () => {
-    fake.script('script:bedrock/invoke-stream-refusal');
-    const { data: stream, response } = await anthropic.messages.create({ model: 'bd-guarded', max_tokens: 200, messages: hi, stream: true }).withResponse();
+    sdk.fake.script('script:bedrock/invoke-stream-refusal');
+    const { data: stream, response } = await sdk.anthropic.messages.create({ model: 'bd-guarded', max_tokens: 200, messages: hi, stream: true }).withResponse();
     for await (const _ of stream) void _;
     const wire = await checkMessagesStream(await rec.last().text());
     expect(wire.events.filter((e) => e.type === 'message_start')).toHaveLength(1);
@@ -50,25 +30,25 @@ describe('Bedrock refusal fallback', () => {
     expect(wire.stopReason).toBe('end_turn');
     // The headers went out with the replier's first output: the refused attempt is listed.
     expect(response.headers.get('x-switchyard-attempts')).toBe('bd-guarded=refusal');
-    expect(fake.requests[0].path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
+    expect(sdk.fake.requests[0].path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
   });
 
   it('chat, not streamed: the replier answers; with fallbacks [] the refusal is content_filter', async () => {
     // max_tokens above 21,333 streams upstream even for a client that does not stream.
-    fake.script('script:bedrock/invoke-stream-refusal');
-    const { data, response } = await openai.chat.completions.create({ model: 'bd-guarded', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 40_000 }).withResponse();
+    sdk.fake.script('script:bedrock/invoke-stream-refusal');
+    const { data, response } = await sdk.openai.chat.completions.create({ model: 'bd-guarded', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 40_000 }).withResponse();
     expect(data.model).toBe('up-openai');
     expect(response.headers.get('x-switchyard-attempts')).toBe('bd-guarded=refusal, up-openai=ok');
-    fake.script('script:bedrock/invoke-stream-refusal');
-    const none = await openai.chat.completions.create({ model: 'bd-guarded', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 40_000, fallbacks: [] } as any);
+    sdk.fake.script('script:bedrock/invoke-stream-refusal');
+    const none = await sdk.openai.chat.completions.create({ model: 'bd-guarded', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 40_000, fallbacks: [] } as any);
     expect(none.choices[0].finish_reason).toBe('content_filter');
   });
 
   it("after output: the refused text stays, the fallback follows, and Converse's dropped field arrives as a late warning", async () => {
-    fake.script('script:bedrock/invoke-stream-late-refusal', 'script:bedrock/converse-stream-text');
+    sdk.fake.script('script:bedrock/invoke-stream-late-refusal', 'script:bedrock/converse-stream-text');
     // top_k is a field this SDK's types no longer list: a messages client's own field.
     const params = { model: 'bd-to-nova', max_tokens: 200, top_k: 5, messages: hi, stream: true as const };
-    const { data: stream, response } = await anthropic.messages.create(params).withResponse();
+    const { data: stream, response } = await sdk.anthropic.messages.create(params).withResponse();
     for await (const _ of stream) void _;
     expect(response.headers.get('x-switchyard-warnings')).toBeNull();
     const wire = await checkMessagesStream(await rec.last().text());
@@ -78,13 +58,13 @@ describe('Bedrock refusal fallback', () => {
     expect(wire.blocks[2].text).toBe('Switchyard speaks Converse too.');
     const delta = wire.events.find((e) => e.type === 'message_delta');
     expect(delta.switchyard).toEqual({ warnings: ['fields dropped (Bedrock Converse with a model that is not Anthropic): top_k'] });
-    expect(fake.requests.map((r) => r.path.split('/').at(-1))).toEqual(['invoke-with-response-stream', 'converse-stream']);
-    expect(fake.requests[0].body).toMatchObject({ top_k: 5 });
+    expect(sdk.fake.requests.map((r) => r.path.split('/').at(-1))).toEqual(['invoke-with-response-stream', 'converse-stream']);
+    expect(sdk.fake.requests[0].body).toMatchObject({ top_k: 5 });
   });
 
   it('chat, streamed after output: the late warning is a switchyard.warning chunk', async () => {
-    fake.script('script:bedrock/invoke-stream-late-refusal', 'script:bedrock/converse-stream-text');
-    const stream = await openai.chat.completions.create({ model: 'bd-to-nova', stream: true, response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object' } } }, messages: [{ role: 'user', content: 'Hi' }] });
+    sdk.fake.script('script:bedrock/invoke-stream-late-refusal', 'script:bedrock/converse-stream-text');
+    const stream = await sdk.openai.chat.completions.create({ model: 'bd-to-nova', stream: true, response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object' } } }, messages: [{ role: 'user', content: 'Hi' }] });
     for await (const _ of stream) void _;
     const wire = await checkChatStream(await rec.last().text());
     expect(wire.chunks.filter((c) => c.switchyard?.warning).map((c) => c.switchyard.warning)).toEqual(['JSON schema response format dropped (not sent over Bedrock Converse): city']);

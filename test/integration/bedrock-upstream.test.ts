@@ -7,42 +7,23 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { describe, expect, it } from 'vitest';
 import { bedrockCatalog, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
 import { timeTool, weatherTool } from '../support/chat-tools.js';
-import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { useSdkGateway } from '../support/sdk-gateway.js';
 
-let started: FakeGateway | undefined;
-let restoreEnv: (() => void) | undefined;
-let fake: FakeUpstream;
-let gw: TestGateway;
-let openai: OpenAI;
-let anthropic: Anthropic;
-
-beforeAll(async () => {
-  restoreEnv = useTestAwsCredentials();
-  started = await startFakeGateway((f) => ({ catalog: bedrockCatalog(f) }), { awsCredentials: TEST_AWS_CREDENTIALS });
-  ({ fake, gw } = started);
-  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
-  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
-});
-beforeEach(() => fake.reset());
-afterAll(async () => {
-  await started?.close();
-  restoreEnv?.();
-});
+const sdk = useSdkGateway((f) => ({ catalog: bedrockCatalog(f) }), { fake: { awsCredentials: TEST_AWS_CREDENTIALS }, setup: useTestAwsCredentials });
 
 const TEXT = 'Switchyard signs every request to Bedrock.';
 const THOUGHT = 'The user asks for the capital of France. It is Paris.';
 const SIGNATURE = 'EqQBCkgIBRABGAIiQBedrockSignedThinkingForSwitchyardTests+/==';
 const MODEL_PATH = '/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0';
-const sent = (i: number) => fake.requests[i].body as any;
+const sent = (i: number) => sdk.fake.requests[i].body as any;
 
 describe('chat clients (openai SDK) -> Bedrock', () => {
   it('stream text with usage, from invoke-with-response-stream, signed', async () => {
-    fake.script('script:bedrock/invoke-stream-text');
-    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
+    sdk.fake.script('script:bedrock/invoke-stream-text');
+    const stream = await sdk.openai.chat.completions.create({ model: 'bd', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
     let text = '';
     let finish: string | null = null;
     let usage: OpenAI.CompletionUsage | undefined;
@@ -54,7 +35,7 @@ describe('chat clients (openai SDK) -> Bedrock', () => {
     expect(text).toBe(TEXT);
     expect(finish).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 9 });
-    const req = fake.requests[0];
+    const req = sdk.fake.requests[0];
     expect(req.path).toBe(`${MODEL_PATH}/invoke-with-response-stream`);
     expect(req.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASWITCHYARDTEST01\/\d{8}\/eu-west-1\/bedrock\/aws4_request, /);
     expect(req.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
@@ -63,17 +44,17 @@ describe('chat clients (openai SDK) -> Bedrock', () => {
   });
 
   it('round-trip parallel tool calls with their Bedrock ids', async () => {
-    fake.script('script:bedrock/invoke-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    sdk.fake.script('script:bedrock/invoke-tool-use-parallel', 'script:bedrock/invoke-stream-text');
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
-    const first = await openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool] });
+    const first = await sdk.openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool] });
     const calls = first.choices[0].message.tool_calls!.filter((c) => c.type === 'function');
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     expect(calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
-    expect(fake.requests[0].path).toBe(`${MODEL_PATH}/invoke`);
+    expect(sdk.fake.requests[0].path).toBe(`${MODEL_PATH}/invoke`);
     expect(sent(0).tools.map((t: any) => t.name)).toEqual(['get_weather', 'get_time']);
 
     messages.push(first.choices[0].message, { role: 'tool', tool_call_id: calls[1].id, content: '14:05' }, { role: 'tool', tool_call_id: calls[0].id, content: '18 C' });
-    const second = await openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool], stream: false });
+    const second = await sdk.openai.chat.completions.create({ model: 'bd', messages, tools: [weatherTool, timeTool], stream: false });
     expect(second.choices[0].message.content).toBe(TEXT);
     const [, assistant, results] = sent(1).messages;
     expect(assistant.content.filter((b: any) => b.type === 'tool_use').map((b: any) => [b.id, b.input])).toEqual([['toolu_bdrk_01Weather', { location: 'Paris' }], ['toolu_bdrk_01Time', {}]]);
@@ -81,9 +62,9 @@ describe('chat clients (openai SDK) -> Bedrock', () => {
   });
 
   it('stream thinking as reasoning_content with its signed block, which goes back to Bedrock byte for byte', async () => {
-    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    sdk.fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
     const messages: any[] = [{ role: 'user', content: 'Capital of France?' }];
-    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, reasoning_effort: 'low', messages });
+    const stream = await sdk.openai.chat.completions.create({ model: 'bd', stream: true, reasoning_effort: 'low', messages });
     let reasoning = '';
     let text = '';
     const blocks: any[] = [];
@@ -99,22 +80,22 @@ describe('chat clients (openai SDK) -> Bedrock', () => {
     expect(sent(0).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
 
     messages.push({ role: 'assistant', content: text, thinking_blocks: blocks }, { role: 'user', content: 'Thanks!' });
-    await openai.chat.completions.create({ model: 'bd', reasoning_effort: 'low', messages, stream: true }).then(async (s) => {
+    await sdk.openai.chat.completions.create({ model: 'bd', reasoning_effort: 'low', messages, stream: true }).then(async (s) => {
       for await (const _ of s) void _;
     });
     expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
   });
 
   it("Bedrock's 429 ThrottlingException reaches chat clients as a rate limit", async () => {
-    fake.script('script:bedrock/error-429-throttling');
-    const limited = await openai.chat.completions.create({ model: 'bd', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    sdk.fake.script('script:bedrock/error-429-throttling');
+    const limited = await sdk.openai.chat.completions.create({ model: 'bd', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect((limited as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: 'Too many requests, please wait before trying again.', code: 'ThrottlingException' });
   });
 
   it('an exception frame after text is an in-stream error chunk', async () => {
-    fake.script('script:bedrock/invoke-stream-exception');
-    const stream = await openai.chat.completions.create({ model: 'bd', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    sdk.fake.script('script:bedrock/invoke-stream-exception');
+    const stream = await sdk.openai.chat.completions.create({ model: 'bd', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     let text = '';
     const failure = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
@@ -127,8 +108,8 @@ describe('chat clients (openai SDK) -> Bedrock', () => {
 
 describe('messages clients (@anthropic-ai/sdk) -> Bedrock', () => {
   it('stream text', async () => {
-    fake.script('script:bedrock/invoke-stream-text');
-    const final = await anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    sdk.fake.script('script:bedrock/invoke-stream-text');
+    const final = await sdk.anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
     expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: TEXT })]);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage).toMatchObject({ input_tokens: 14, output_tokens: 9 });
@@ -136,49 +117,49 @@ describe('messages clients (@anthropic-ai/sdk) -> Bedrock', () => {
   });
 
   it('round-trip parallel tool calls, streamed', async () => {
-    fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    sdk.fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
     const tools: Anthropic.Tool[] = [
       { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
       { name: 'get_time', input_schema: { type: 'object', properties: {} } },
     ];
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
-    const first = await anthropic.messages.stream({ model: 'bd', max_tokens: 300, tools, messages: [question] }).finalMessage();
+    const first = await sdk.anthropic.messages.stream({ model: 'bd', max_tokens: 300, tools, messages: [question] }).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     expect(uses.map((u) => [u.id, u.name, u.input])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
     expect(first.usage).toMatchObject({ input_tokens: 50, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 42 });
     const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
-    const second = await anthropic.messages.create({ model: 'bd', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }], stream: false });
+    const second = await sdk.anthropic.messages.create({ model: 'bd', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }], stream: false });
     expect(second.content).toMatchObject([{ type: 'text', text: TEXT }]);
     expect(sent(1).messages[2].content.map((b: any) => b.tool_use_id)).toEqual(['toolu_bdrk_01Weather', 'toolu_bdrk_01Time']);
   });
 
   it('stream signed thinking, and send the block back unchanged; betas go in the body', async () => {
-    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    sdk.fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
     const question: Anthropic.MessageParam = { role: 'user', content: 'Capital of France?' };
-    const final = await anthropic.messages
+    const final = await sdk.anthropic.messages
       .stream({ model: 'bd', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [question] }, { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } })
       .finalMessage();
     expect(final.content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
     expect(sent(0)).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, anthropic_beta: ['interleaved-thinking-2025-05-14'] });
-    await anthropic.messages.create({ model: 'bd', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [question, { role: 'assistant', content: final.content }, { role: 'user', content: 'Thanks!' }] });
+    await sdk.anthropic.messages.create({ model: 'bd', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [question, { role: 'assistant', content: final.content }, { role: 'user', content: 'Thanks!' }] });
     expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
   });
 
   it('a 429 comes back as rate_limit_error, a 400 ValidationException as invalid_request_error', async () => {
-    fake.script('script:bedrock/error-429-throttling');
-    const err = await anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    sdk.fake.script('script:bedrock/error-429-throttling');
+    const err = await sdk.anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
-    fake.script('script:bedrock/error-400-validation');
-    const bad = await anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    sdk.fake.script('script:bedrock/error-400-validation');
+    const bad = await sdk.anthropic.messages.create({ model: 'bd', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
     expect((bad as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: 'The provided model identifier is invalid.' } });
   });
 
   it('a streamed exception frame after text is an error event', async () => {
-    fake.script('script:bedrock/invoke-stream-exception');
-    const stream = anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] });
+    sdk.fake.script('script:bedrock/invoke-stream-exception');
+    const stream = sdk.anthropic.messages.stream({ model: 'bd', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] });
     let text = '';
     stream.on('text', (t) => (text += t));
     const err = await stream.finalMessage().catch((e: unknown) => e);
@@ -190,8 +171,8 @@ describe('messages clients (@anthropic-ai/sdk) -> Bedrock', () => {
 
 describe('Responses clients (openai SDK) -> Bedrock', () => {
   it('stream text', async () => {
-    fake.script('script:bedrock/invoke-stream-text');
-    const stream = await openai.responses.create({ model: 'bd', input: 'Hello', stream: true });
+    sdk.fake.script('script:bedrock/invoke-stream-text');
+    const stream = await sdk.openai.responses.create({ model: 'bd', input: 'Hello', stream: true });
     let text = '';
     let last: any;
     for await (const ev of stream) {
@@ -204,15 +185,15 @@ describe('Responses clients (openai SDK) -> Bedrock', () => {
   });
 
   it('round-trip parallel tool calls', async () => {
-    fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
+    sdk.fake.script('script:bedrock/invoke-stream-tool-use-parallel', 'script:bedrock/invoke-stream-text');
     const tools = [weatherTool, timeTool].map((t) => ({ type: 'function' as const, name: t.function.name, parameters: t.function.parameters, strict: false }));
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
-    const stream = await openai.responses.create({ model: 'bd', input, tools, stream: true });
+    const stream = await sdk.openai.responses.create({ model: 'bd', input, tools, stream: true });
     let final: any;
     for await (const ev of stream) if (ev.type === 'response.completed') final = ev.response;
     const calls = final.output.filter((o: any) => o.type === 'function_call');
     expect(calls.map((c: any) => [c.call_id, c.name, JSON.parse(c.arguments)])).toEqual([['toolu_bdrk_01Weather', 'get_weather', { location: 'Paris' }], ['toolu_bdrk_01Time', 'get_time', {}]]);
-    const next = await openai.responses.create({
+    const next = await sdk.openai.responses.create({
       model: 'bd',
       tools,
       input: [...input, ...final.output, ...calls.map((c: any, i: number) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: `result ${i}` }))],
@@ -225,8 +206,8 @@ describe('Responses clients (openai SDK) -> Bedrock', () => {
   });
 
   it('stream thinking as a reasoning summary, its signature carried back in encrypted_content', async () => {
-    fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
-    const stream = await openai.responses.create({ model: 'bd', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
+    sdk.fake.script('script:bedrock/invoke-stream-thinking', 'script:bedrock/invoke-stream-text');
+    const stream = await sdk.openai.responses.create({ model: 'bd', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
     let summary = '';
     let final: any;
     for await (const ev of stream) {
@@ -235,13 +216,13 @@ describe('Responses clients (openai SDK) -> Bedrock', () => {
     }
     expect(summary).toBe(THOUGHT);
     expect(final.output_text ?? final.output.at(-1).content[0].text).toBe('The capital of France is Paris.');
-    await openai.responses.create({ model: 'bd', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
+    await sdk.openai.responses.create({ model: 'bd', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
     expect(sent(1).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: SIGNATURE });
   });
 
   it('a 503 ServiceUnavailableException reaches Responses clients as a 503', async () => {
-    fake.script('status:503');
-    const down = await openai.responses.create({ model: 'bd', input: 'Hi' }).catch((e: unknown) => e);
+    sdk.fake.script('status:503');
+    const down = await sdk.openai.responses.create({ model: 'bd', input: 'Hi' }).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(OpenAI.InternalServerError);
     expect((down as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
   });
@@ -251,8 +232,8 @@ describe('every client protocol -> Bedrock Converse', () => {
   const NOVA_PATH = '/model/amazon.nova-pro-v1%3A0';
 
   it('chat: stream text from converse-stream', async () => {
-    fake.script('script:bedrock/converse-stream-text');
-    const stream = await openai.chat.completions.create({ model: 'nova', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] });
+    sdk.fake.script('script:bedrock/converse-stream-text');
+    const stream = await sdk.openai.chat.completions.create({ model: 'nova', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
@@ -261,23 +242,23 @@ describe('every client protocol -> Bedrock Converse', () => {
     }
     expect(text).toBe('Switchyard speaks Converse too.');
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 6 });
-    expect(fake.requests[0].path).toBe(`${NOVA_PATH}/converse-stream`);
+    expect(sdk.fake.requests[0].path).toBe(`${NOVA_PATH}/converse-stream`);
     expect(sent(0).messages).toEqual([{ role: 'user', content: [{ text: 'Hello' }] }]);
   });
 
   it('messages: round-trip parallel tool calls as toolUse and toolResult blocks', async () => {
-    fake.script('script:bedrock/converse-stream-tool-use-parallel', 'script:bedrock/converse-stream-text');
+    sdk.fake.script('script:bedrock/converse-stream-tool-use-parallel', 'script:bedrock/converse-stream-text');
     const tools: Anthropic.Tool[] = [
       { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
       { name: 'get_time', input_schema: { type: 'object', properties: {} } },
     ];
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
-    const first = await anthropic.messages.stream({ model: 'nova', max_tokens: 300, tools, messages: [question] }).finalMessage();
+    const first = await sdk.anthropic.messages.stream({ model: 'nova', max_tokens: 300, tools, messages: [question] }).finalMessage();
     const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     expect(uses.map((u) => [u.id, u.name, u.input])).toEqual([['tooluse_Weather01', 'get_weather', { location: 'Paris' }], ['tooluse_Time02', 'get_time', {}]]);
     expect(first.usage).toMatchObject({ input_tokens: 20, cache_read_input_tokens: 1000, output_tokens: 40 });
     const results: Anthropic.ToolResultBlockParam[] = uses.map((u, i) => ({ type: 'tool_result', tool_use_id: u.id, content: `result ${i}` }));
-    const second = await anthropic.messages.create({ model: 'nova', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
+    const second = await sdk.anthropic.messages.create({ model: 'nova', max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
     expect(second.content).toMatchObject([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
     expect(sent(1).messages[1].content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse)).toEqual([
       { toolUseId: 'tooluse_Weather01', name: 'get_weather', input: { location: 'Paris' } },
@@ -291,8 +272,8 @@ describe('every client protocol -> Bedrock Converse', () => {
   });
 
   it('Responses: stream Claude-on-Converse thinking as a summary; the signature goes back in reasoningContent', async () => {
-    fake.script('script:bedrock/converse-stream-reasoning', 'script:bedrock/converse-stream-text');
-    const stream = await openai.responses.create({ model: 'bdc', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
+    sdk.fake.script('script:bedrock/converse-stream-reasoning', 'script:bedrock/converse-stream-text');
+    const stream = await sdk.openai.responses.create({ model: 'bdc', input: 'Capital of France?', reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], stream: true });
     let summary = '';
     let final: any;
     for await (const ev of stream) {
@@ -300,9 +281,9 @@ describe('every client protocol -> Bedrock Converse', () => {
       if (ev.type === 'response.completed') final = ev.response;
     }
     expect(summary).toBe(THOUGHT);
-    expect(fake.requests[0].path).toBe(`${MODEL_PATH}/converse-stream`);
+    expect(sdk.fake.requests[0].path).toBe(`${MODEL_PATH}/converse-stream`);
     expect(sent(0).additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
-    await openai.responses.create({ model: 'bdc', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
+    await sdk.openai.responses.create({ model: 'bdc', reasoning: { effort: 'low' }, input: [{ role: 'user', content: 'Capital of France?' }, ...final.output, { role: 'user', content: 'Thanks!' }] });
     expect(sent(1).messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: THOUGHT, signature: 'EqQBCkgIBRABGAIiQConverseSignedThinkingForSwitchyard+/==' } } });
   });
 
@@ -312,11 +293,11 @@ describe('every client protocol -> Bedrock Converse', () => {
     const options = { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } };
     const expected =
       'fields dropped (Bedrock Converse with a model that is not Anthropic): top_k; anthropic-beta dropped (Bedrock Converse with a model that is not Anthropic): context-1m-2025-08-07';
-    fake.script('script:bedrock/converse-stream-text', 'script:bedrock/converse-stream-text');
-    const whole = await anthropic.messages.create({ ...params, stream: false }, options).withResponse();
+    sdk.fake.script('script:bedrock/converse-stream-text', 'script:bedrock/converse-stream-text');
+    const whole = await sdk.anthropic.messages.create({ ...params, stream: false }, options).withResponse();
     expect(whole.data.content).toMatchObject([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
     expect(whole.response.headers.get('x-switchyard-warnings')).toBe(expected);
-    const streamed = await anthropic.messages.create({ ...params, stream: true }, options).withResponse();
+    const streamed = await sdk.anthropic.messages.create({ ...params, stream: true }, options).withResponse();
     let text = '';
     for await (const ev of streamed.data) if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
     expect(text).toBe('Switchyard speaks Converse too.');
@@ -325,16 +306,16 @@ describe('every client protocol -> Bedrock Converse', () => {
   });
 
   it('messages: Claude on Converse takes the fields and betas, so nothing is warned', async () => {
-    fake.script('script:bedrock/converse-stream-text');
+    sdk.fake.script('script:bedrock/converse-stream-text');
     const params = { model: 'bdc', max_tokens: 300, top_k: 5, messages: [{ role: 'user' as const, content: 'Hello' }] };
-    const { response } = await anthropic.messages.create(params, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } }).withResponse();
+    const { response } = await sdk.anthropic.messages.create(params, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } }).withResponse();
     expect(response.headers.get('x-switchyard-warnings')).toBeNull();
     expect(sent(0).additionalModelRequestFields).toEqual({ top_k: 5, anthropic_beta: ['context-1m-2025-08-07'] });
   });
 
   it('chat: a JSON-schema response format and tool_choice none with tool calls in the history are warned', async () => {
-    fake.script('script:bedrock/converse-stream-text');
-    const { response } = await openai.chat.completions
+    sdk.fake.script('script:bedrock/converse-stream-text');
+    const { response } = await sdk.openai.chat.completions
       .create({
         model: 'nova',
         tool_choice: 'none',
@@ -354,8 +335,8 @@ describe('every client protocol -> Bedrock Converse', () => {
   });
 
   it('chat: a throttlingException frame after text is an in-stream error', async () => {
-    fake.script('script:bedrock/converse-stream-exception');
-    const stream = await openai.chat.completions.create({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    sdk.fake.script('script:bedrock/converse-stream-exception');
+    const stream = await sdk.openai.chat.completions.create({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     let text = '';
     const failure = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';

@@ -8,28 +8,14 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { describe, expect, it } from 'vitest';
 import { timeTool, weatherTool } from '../support/chat-tools.js';
-import { startFakeGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { useSdkGateway } from '../support/sdk-gateway.js';
 import { VERTEX_PROJECT_PATH, vertexCatalog } from '../support/vertex-catalog.js';
 
-let started: FakeGateway | undefined;
-let fake: FakeUpstream;
-let gw: TestGateway;
-let openai: OpenAI;
-let anthropic: Anthropic;
+const sdk = useSdkGateway((f) => ({ catalog: vertexCatalog(f) }));
 
-beforeAll(async () => {
-  started = await startFakeGateway((f) => ({ catalog: vertexCatalog(f) }));
-  ({ fake, gw } = started);
-  openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
-  anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
-});
-beforeEach(() => fake.reset());
-afterAll(() => started?.close());
-
-const sent = (i: number) => fake.requests[i].body as any;
+const sent = (i: number) => sdk.fake.requests[i].body as any;
 
 /** What each Vertex publisher's scripts say, and where its calls go. */
 const KINDS = [
@@ -81,8 +67,8 @@ const KINDS = [
 
 describe.each(KINDS)('chat clients (openai SDK) -> $name', (k) => {
   it('stream text with usage, with the service account\'s bearer token', async () => {
-    fake.script(k.text.script);
-    const stream = await openai.chat.completions.create({ model: k.model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
+    sdk.fake.script(k.text.script);
+    const stream = await sdk.openai.chat.completions.create({ model: k.model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
@@ -91,16 +77,16 @@ describe.each(KINDS)('chat clients (openai SDK) -> $name', (k) => {
     }
     expect(text).toBe(k.text.answer);
     expect(usage).toMatchObject({ prompt_tokens: k.text.usage.input, completion_tokens: k.text.usage.output });
-    const req = fake.requests[0];
+    const req = sdk.fake.requests[0];
     expect(req.path).toBe(k.streamPath);
     expect(req.headers.authorization).toMatch(/^Bearer ya29\.fake-\d+$/);
     k.checkBody(req.body);
   });
 
   it('stream parallel tool calls and send their results back', async () => {
-    fake.script(k.tools, k.text.script);
+    sdk.fake.script(k.tools, k.text.script);
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
-    const stream = await openai.chat.completions.create({ model: k.model, stream: true, messages, tools: [weatherTool, timeTool] });
+    const stream = await sdk.openai.chat.completions.create({ model: k.model, stream: true, messages, tools: [weatherTool, timeTool] });
     const calls: Array<{ id: string; name: string; args: string }> = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -119,14 +105,14 @@ describe.each(KINDS)('chat clients (openai SDK) -> $name', (k) => {
       { role: 'tool', tool_call_id: calls[0].id, content: '18 C' },
       { role: 'tool', tool_call_id: calls[1].id, content: '14:05' },
     );
-    const second = await openai.chat.completions.create({ model: k.model, messages, tools: [weatherTool, timeTool] });
+    const second = await sdk.openai.chat.completions.create({ model: k.model, messages, tools: [weatherTool, timeTool] });
     expect(second.choices[0].message.content).toBe(k.text.answer);
     expect(k.results(sent(1))).toEqual([['get_weather', '18 C'], ['get_time', '14:05']]);
   });
 
   it('stream thinking as reasoning_content', async () => {
-    fake.script(k.thinking.script);
-    const stream = await openai.chat.completions.create({ model: k.model, stream: true, reasoning_effort: 'low', messages: [{ role: 'user', content: 'A question' }] });
+    sdk.fake.script(k.thinking.script);
+    const stream = await sdk.openai.chat.completions.create({ model: k.model, stream: true, reasoning_effort: 'low', messages: [{ role: 'user', content: 'A question' }] });
     let reasoning = '';
     let text = '';
     for await (const chunk of stream) {
@@ -141,22 +127,22 @@ describe.each(KINDS)('chat clients (openai SDK) -> $name', (k) => {
 
 describe.each(KINDS)('messages clients (@anthropic-ai/sdk) -> $name', (k) => {
   it('stream text', async () => {
-    fake.script(k.text.script);
-    const final = await anthropic.messages.stream({ model: k.model, max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    sdk.fake.script(k.text.script);
+    const final = await sdk.anthropic.messages.stream({ model: k.model, max_tokens: 300, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
     expect(final.content).toMatchObject([{ type: 'text', text: k.text.answer }]);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage).toMatchObject({ output_tokens: k.text.usage.output });
-    expect(fake.requests[0].path).toBe(k.streamPath);
+    expect(sdk.fake.requests[0].path).toBe(k.streamPath);
   });
 
   it('stream parallel tool calls and send their results back', async () => {
-    fake.script(k.tools, k.text.script);
+    sdk.fake.script(k.tools, k.text.script);
     const tools: Anthropic.Tool[] = [
       { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
       { name: 'get_time', input_schema: { type: 'object', properties: {} } },
     ];
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Paris?' };
-    const first = await anthropic.messages.stream({ model: k.model, max_tokens: 300, tools, messages: [question] }).finalMessage();
+    const first = await sdk.anthropic.messages.stream({ model: k.model, max_tokens: 300, tools, messages: [question] }).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     expect(uses.map((u) => [u.name, u.input])).toEqual([['get_weather', { location: 'Paris' }], ['get_time', {}]]);
@@ -164,14 +150,14 @@ describe.each(KINDS)('messages clients (@anthropic-ai/sdk) -> $name', (k) => {
       { type: 'tool_result', tool_use_id: uses[0].id, content: '18 C' },
       { type: 'tool_result', tool_use_id: uses[1].id, content: '14:05' },
     ];
-    const second = await anthropic.messages.create({ model: k.model, max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
+    const second = await sdk.anthropic.messages.create({ model: k.model, max_tokens: 300, tools, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: results }] });
     expect(second.content).toMatchObject([{ type: 'text', text: k.text.answer }]);
     expect(k.results(sent(1))).toEqual([['get_weather', '18 C'], ['get_time', '14:05']]);
   });
 
   it('stream thinking as a thinking block', async () => {
-    fake.script(k.thinking.script);
-    const final = await anthropic.messages
+    sdk.fake.script(k.thinking.script);
+    const final = await sdk.anthropic.messages
       .stream({ model: k.model, max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: 'A question' }] })
       .finalMessage();
     const thinking = final.content.filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking');
@@ -183,8 +169,8 @@ describe.each(KINDS)('messages clients (@anthropic-ai/sdk) -> $name', (k) => {
 
 describe.each(KINDS)('Responses clients (openai SDK) -> $name', (k) => {
   it('stream text', async () => {
-    fake.script(k.text.script);
-    const stream = await openai.responses.create({ model: k.model, input: 'Hello', stream: true });
+    sdk.fake.script(k.text.script);
+    const stream = await sdk.openai.responses.create({ model: k.model, input: 'Hello', stream: true });
     let text = '';
     let last: any;
     for await (const ev of stream) {
@@ -197,23 +183,23 @@ describe.each(KINDS)('Responses clients (openai SDK) -> $name', (k) => {
   });
 
   it('stream parallel tool calls and send their results back', async () => {
-    fake.script(k.tools, k.text.script);
+    sdk.fake.script(k.tools, k.text.script);
     const tools = [weatherTool, timeTool].map((t) => ({ type: 'function' as const, name: t.function.name, parameters: t.function.parameters, strict: false }));
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
-    const stream = await openai.responses.create({ model: k.model, input, tools, stream: true });
+    const stream = await sdk.openai.responses.create({ model: k.model, input, tools, stream: true });
     let final: any;
     for await (const ev of stream) if (ev.type === 'response.completed') final = ev.response;
     const calls = final.output.filter((o: any) => o.type === 'function_call');
     expect(calls.map((c: any) => [c.name, JSON.parse(c.arguments || '{}')])).toEqual([['get_weather', { location: 'Paris' }], ['get_time', {}]]);
     const outputs = ['18 C', '14:05'].map((output, i) => ({ type: 'function_call_output' as const, call_id: calls[i].call_id, output }));
-    const next = await openai.responses.create({ model: k.model, tools, input: [...input, ...final.output, ...outputs] });
+    const next = await sdk.openai.responses.create({ model: k.model, tools, input: [...input, ...final.output, ...outputs] });
     expect(next.output_text).toBe(k.text.answer);
     expect(k.results(sent(1))).toEqual([['get_weather', '18 C'], ['get_time', '14:05']]);
   });
 
   it('stream thinking as a reasoning summary', async () => {
-    fake.script(k.thinking.script);
-    const stream = await openai.responses.create({ model: k.model, input: 'A question', reasoning: { effort: 'low', summary: 'auto' }, stream: true });
+    sdk.fake.script(k.thinking.script);
+    const stream = await sdk.openai.responses.create({ model: k.model, input: 'A question', reasoning: { effort: 'low', summary: 'auto' }, stream: true });
     let summary = '';
     let text = '';
     for await (const ev of stream) {
@@ -227,26 +213,26 @@ describe.each(KINDS)('Responses clients (openai SDK) -> $name', (k) => {
 
 describe('Vertex failures in the client\'s shape', () => {
   it("Vertex's 429 RESOURCE_EXHAUSTED reaches a chat client as a RateLimitError, a messages client as rate_limit_error", async () => {
-    fake.script('script:google-vertex/error-429-resource-exhausted');
-    const limited = await openai.chat.completions.create({ model: 'vc', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    sdk.fake.script('script:google-vertex/error-429-resource-exhausted');
+    const limited = await sdk.openai.chat.completions.create({ model: 'vc', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect((limited as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
-    fake.script('status:429?retryAfter=3');
-    const err = await anthropic.messages.create({ model: 'vg', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    sdk.fake.script('status:429?retryAfter=3');
+    const err = await sdk.anthropic.messages.create({ model: 'vg', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   });
 
   it("a service account the token endpoint refuses: a 401 naming the gateway's credentials, never a 500, and no model call", async () => {
-    const err = await anthropic.messages.create({ model: 'vc-untrusted', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    const err = await sdk.anthropic.messages.create({ model: 'vc-untrusted', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       type: 'error',
       error: { type: 'authentication_error', message: "upstream rejected the gateway's credentials: Google's token endpoint refused them (invalid_grant: Invalid JWT Signature.)" },
     });
-    const refused = await openai.chat.completions.create({ model: 'vc-untrusted', messages: [{ role: 'user', content: 'Hi' }], stream: true }).catch((e: unknown) => e);
+    const refused = await sdk.openai.chat.completions.create({ model: 'vc-untrusted', messages: [{ role: 'user', content: 'Hi' }], stream: true }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect(fake.tokenRequests.map((t) => t.token)).toEqual([undefined, undefined]);
-    expect(fake.requests).toHaveLength(0);
+    expect(sdk.fake.tokenRequests.map((t) => t.token)).toEqual([undefined, undefined]);
+    expect(sdk.fake.requests).toHaveLength(0);
   });
 });
