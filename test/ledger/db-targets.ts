@@ -29,7 +29,7 @@ export interface DbTarget {
 const pglite: DbTarget = {
   name: 'pglite',
   async open() {
-    const ledger = await openLedger({ dataDir: 'memory://' });
+    const ledger = await openLedger({ dataDir: 'memory://', embedded: 'pglite' });
     return { ledger, cleanup: () => ledger.close() };
   },
 };

@@ -68,7 +68,7 @@ function gatewayEnv(fakeUrl: string, adminKey: string) {
 
 async function startSwitchyard(fakeUrl: string, adminKey: string) {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RAW_DIR, 'prof')}`] : [];
-  const db = DATABASE_URL ? { DATABASE_URL, SWITCHYARD_DB_SCHEMA: SCHEMA } : { DATABASE_URL: '', SWITCHYARD_DATA_DIR: 'memory://' };
+  const db = DATABASE_URL ? { DATABASE_URL, SWITCHYARD_DB_SCHEMA: SCHEMA } : { DATABASE_URL: '', SWITCHYARD_DATA_DIR: 'memory://', SWITCHYARD_EMBEDDED_DB: 'pglite' };
   const { child, match } = await startNode(
     'switchyard',
     [...prof, BUILT_ENTRY, 'serve'],
