@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Answer, ClientProtocol } from './cross-support.js';
+import { expect } from 'vitest';
+import { bodyProblems, streamProblems, type Answer, type ClientProtocol } from './cross-support.js';
 
 export interface Content {
   text: string;
@@ -123,4 +124,20 @@ function responseOutput(r: any): Content {
 /** Normalised for comparison: tool arguments as canonical JSON. */
 export function comparable(c: Content): Content {
   return { ...c, tools: c.tools.map((t) => ({ name: t.name, args: canonicalArgs(t.args) })) };
+}
+
+/**
+ * A recorded upstream answer replayed to a client: an upstream error is `status` in the client's
+ * error shape; otherwise a well-formed body or stream whose content is the recording's.
+ */
+export function expectReplayed(protocol: ClientProtocol, a: Answer, status: number, stream: boolean, recorded: Content): void {
+  if (status !== 200) {
+    expect(a.status).toBe(status);
+    expect(bodyProblems(protocol, a.status, a.json)).toEqual([]);
+    return;
+  }
+  expect(a.status, a.text).toBe(200);
+  if (stream) expect(streamProblems(protocol, a.frames)).toEqual([]);
+  else expect(bodyProblems(protocol, 200, a.json)).toEqual([]);
+  expect(comparable(answerContent(protocol, a))).toEqual(comparable(recorded));
 }
