@@ -39,7 +39,7 @@ export function watchDeployment(health: DeploymentHealth, deploymentId: string, 
  * The upstream's status when it answered one (a timeout or a connection error has none); an
  * error of the gateway's own keeps its status, so that only retryable ones count as outages.
  */
-export function failureOf(error: GatewayError): DeploymentFailure {
+function failureOf(error: GatewayError): DeploymentFailure {
   const upstream = (error.details?.upstream as { status?: unknown } | undefined)?.status;
   const status = typeof upstream === 'number' ? upstream : error.retryable ? undefined : error.status;
   return { ...(status !== undefined ? { status } : {}), ...(error.retryAfter !== undefined ? { retryAfterMs: error.retryAfter * 1000 } : {}) };

@@ -49,11 +49,6 @@ export function pickDeployment(input: PickInput): Deployment | undefined {
   }
 }
 
-/** Whether the request has a deployment left to try after `tried` (available now or not). */
-export function hasUntried(deployments: readonly Deployment[], tried: ReadonlySet<string>): boolean {
-  return deployments.some((d) => !tried.has(d.id));
-}
-
 /** Whether another deployment than `current`, not yet tried, is available now. */
 export function anotherAvailable(deployments: readonly Deployment[], tried: ReadonlySet<string>, current: string, health: HealthReads, nowMs: number): boolean {
   return deployments.some((d) => d.id !== current && !tried.has(d.id) && health.available(d.id, nowMs));
