@@ -2695,6 +2695,18 @@ export interface components {
              * @enum {string}
              */
             type: "adaptive";
+            display?: components["schemas"]["ThinkingDisplay"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Adaptive reasoning between tool calls only (Anthropic's `between_tools`); other upstreams reason adaptively. */
+        ThinkingBetweenTools: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "between_tools";
+            display?: components["schemas"]["ThinkingDisplay"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -2723,7 +2735,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Extended reasoning configuration object. */
-        ThinkingConfig: components["schemas"]["ThinkingEnabled"] | components["schemas"]["ThinkingDisabled"] | components["schemas"]["ThinkingAdaptive"];
+        ThinkingConfig: components["schemas"]["ThinkingEnabled"] | components["schemas"]["ThinkingDisabled"] | components["schemas"]["ThinkingAdaptive"] | components["schemas"]["ThinkingBetweenTools"];
         ThinkingDelta: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2744,6 +2756,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description How the thinking text comes back (Anthropic's `display`); open: other values reach Anthropic upstreams as sent. */
+        ThinkingDisplay: string | ("summarized" | "omitted");
         /** @description Extended reasoning on with an optional token budget. */
         ThinkingEnabled: {
             /**
@@ -2753,6 +2767,7 @@ export interface components {
             type: "enabled";
             /** Format: int32 */
             budget_tokens?: number;
+            display?: components["schemas"]["ThinkingDisplay"] | null;
         } & {
             [key: string]: unknown;
         };

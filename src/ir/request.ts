@@ -36,10 +36,16 @@ export interface Reasoning {
   enabled: boolean;
   effort?: ReasoningEffort;
   budgetTokens?: number;
-  /** Responses `reasoning.summary` and Anthropic `display`-like knobs travel here. */
+  /** Responses `reasoning.summary` (`auto`, `concise`, `detailed`). */
   summary?: string;
   /** Anthropic `{type:"adaptive"}`. */
   adaptive?: boolean;
+  /** Anthropic `{type:"between_tools"}`: think only between tool calls, the model deciding how much (adaptive is set too). */
+  betweenTools?: boolean;
+  /** Anthropic `thinking.display` (`summarized`, `omitted`): how the thinking text comes back. */
+  display?: string;
+  /** The client's other `thinking` fields, with no IR home: an Anthropic upstream gets them unchanged. */
+  extra?: Record<string, unknown>;
 }
 
 /**

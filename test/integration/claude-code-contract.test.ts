@@ -86,6 +86,33 @@ describe("Claude Code's gateway contract", () => {
     expect(withoutThinking).toBeGreaterThan(await count({ tools: [tool] }));
   });
 
+  it("thinking's display and every other thinking field reach an Anthropic upstream as Claude Code sent them", async () => {
+    const thinking = { type: 'adaptive', display: 'omitted', future_field: { x: 1 } };
+    await claude.messages.create({ model: 'up-anthropic', max_tokens: 2048, thinking, messages: [{ role: 'user', content: 'Hi' }] } as any);
+    expect(fake.requests.at(-1)!.body).toMatchObject({ thinking });
+    await claude.messages.create({ model: 'up-anthropic', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'summarized' }, messages: [{ role: 'user', content: 'Hi' }] });
+    expect((fake.requests.at(-1)!.body as { thinking: unknown }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048, display: 'summarized' });
+  });
+
+  it('between_tools thinking (SDK 1.14) is accepted: Anthropic gets it as sent, another upstream reasons adaptively', async () => {
+    const params: Anthropic.MessageCreateParamsNonStreaming = { model: 'up-anthropic', max_tokens: 2048, thinking: { type: 'between_tools' }, messages: [{ role: 'user', content: 'Hi' }] };
+    await claude.messages.create(params);
+    expect((fake.requests.at(-1)!.body as { thinking: unknown }).thinking).toEqual({ type: 'between_tools' });
+    await claude.messages.create({ ...params, model: 'up-openai' });
+    expect(fake.requests.at(-1)!.body).toMatchObject({ reasoning_effort: 'medium' });
+  });
+
+  it("output_config.effort is the reasoning effort by level for another upstream (high stays high), and reaches Anthropic unchanged", async () => {
+    const ask = (model: string, effort: string) =>
+      claude.messages.create({ model, max_tokens: 2048, thinking: { type: 'adaptive' }, output_config: { effort }, messages: [{ role: 'user', content: 'Hi' }] } as any);
+    for (const [effort, sent] of [['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['max', 'high']]) {
+      await ask('up-openai', effort);
+      expect(fake.requests.at(-1)!.body, effort).toMatchObject({ reasoning_effort: sent });
+    }
+    await ask('up-anthropic', 'high');
+    expect(fake.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+  });
+
   it('GET /v1/models answers in Anthropic shape with the catalog ids', async () => {
     const page = await claude.models.list();
     expect(page.data.map((m) => m.id)).toEqual(expect.arrayContaining(['up-openai', 'up-anthropic']));

@@ -1,8 +1,8 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
 import { MESSAGES_EXT, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
-import type { Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
+import type { Reasoning, Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
-import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
+import { decodeGatewayOptions, effortOfLevel, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
 import { attributionOf } from '../shared/attribution.js';
 import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
@@ -33,6 +33,7 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
   if (!Array.isArray(body.messages)) throw invalid('messages must be an array', 'messages');
   rejectThread(body.thread);
   const opts = decodeGatewayOptions(body);
+  applyOutputEffort(opts.reasoning, body);
   const ext: JsonObject = { ...restOf(body, MAPPED), ...opts.extras };
   const system = systemParts(body.system, 'system');
   const messages = decodeMessages(body.messages, system);
@@ -90,6 +91,18 @@ function decodeOutputFormat(body: JsonObject): ResponseFormat | undefined {
   const config = body.output_config;
   if (config !== undefined && config !== null && !isRecord(config)) throw invalid('output_config must be an object', 'output_config');
   return decodeMessagesOutputFormat(config?.format, 'output_config.format') ?? decodeMessagesOutputFormat(body.output_format, 'output_format');
+}
+
+/**
+ * Anthropic's `output_config.effort` (what Claude Code sends with adaptive thinking) is the
+ * reasoning effort by level when the gateway's `reasoning_effort` is not given: `high` stays high
+ * for another upstream (`max` and `xhigh` are high, as `reasoning_effort`'s). The field itself stays
+ * in `output_config` for an Anthropic upstream; an unknown level is left to it.
+ */
+function applyOutputEffort(reasoning: Reasoning, body: JsonObject): void {
+  if (body.reasoning_effort != null || body.thinking_effort != null || !isRecord(body.output_config)) return;
+  const effort = effortOfLevel(body.output_config.effort);
+  if (effort !== undefined && effort !== 'none') reasoning.effort = effort;
 }
 
 function passHeaders(h: HeaderBag): Record<string, string> {

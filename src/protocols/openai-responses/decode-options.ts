@@ -1,4 +1,5 @@
 import { invalid, type Reasoning, type ReasoningEffort } from '../../ir/index.js';
+import { decodeThinking } from '../shared/decode-options.js';
 import { isRecord } from '../shared/json.js';
 
 type Json = Record<string, unknown>;
@@ -69,33 +70,7 @@ export function decodeReasoning(body: Json): DecodedReasoning {
 
 function applyThinking(r: Reasoning, t: unknown): void {
   if (t === undefined || t === null) return;
-  if (t === true) {
-    r.enabled = true;
-    return;
-  }
-  if (t === false) {
-    r.enabled = false;
-    return;
-  }
-  if (!isRecord(t)) throw invalid('thinking must be true or an object {type}', 'thinking');
-  if (t.type === 'disabled') {
-    r.enabled = false;
-    return;
-  }
-  if (t.type === 'adaptive') {
-    r.enabled = true;
-    r.adaptive = true;
-    return;
-  }
-  if (t.type !== 'enabled') throw invalid('thinking.type must be enabled, disabled or adaptive', 'thinking.type');
-  r.enabled = true;
-  if (t.budget_tokens !== undefined) {
-    const b = t.budget_tokens;
-    if (typeof b !== 'number' || !Number.isInteger(b) || b < 1) {
-      throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
-    }
-    r.budgetTokens = b;
-  }
+  Object.assign(r, decodeThinking(t));
 }
 
 /** `fast: true` or `speed: "fast"`. */

@@ -16,7 +16,9 @@ describe('decodeGatewayOptions', () => {
     [{ type: 'enabled', budget_tokens: 2048 }, { enabled: true, budgetTokens: 2048 }],
     [{ type: 'disabled' }, { enabled: false }],
     [{ type: 'adaptive' }, { enabled: true, adaptive: true }],
-    [{ type: 'adaptive', display: 'summarized' }, { enabled: true, adaptive: true, summary: 'summarized' }],
+    [{ type: 'adaptive', display: 'omitted' }, { enabled: true, adaptive: true, display: 'omitted' }],
+    [{ type: 'between_tools' }, { enabled: true, adaptive: true, betweenTools: true }],
+    [{ type: 'enabled', budget_tokens: 2048, display: 'summarized', future: 1 }, { enabled: true, budgetTokens: 2048, display: 'summarized', extra: { future: 1 } }],
   ])('thinking %j', (thinking, reasoning) => {
     expect(d({ thinking }).reasoning).toEqual(reasoning);
   });

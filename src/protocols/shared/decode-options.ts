@@ -38,6 +38,11 @@ export function decodeGatewayOptions(body: JsonObject): GatewayOptions {
   return { reasoning, fast: body.fast === true || body.speed === 'fast', fallbacks: decodeFallbacks(body.fallbacks), extras };
 }
 
+/** An effort level as the IR holds it (`minimal` -> low, `xhigh` and `max` -> high); undefined when unknown. */
+export function effortOfLevel(level: unknown): ReasoningEffort | 'none' | undefined {
+  return typeof level === 'string' && Object.hasOwn(EFFORTS, level) ? EFFORTS[level] : undefined;
+}
+
 const EFFORTS: Record<string, ReasoningEffort | 'none' | undefined> = {
   none: 'none',
   minimal: 'low',
@@ -48,26 +53,34 @@ const EFFORTS: Record<string, ReasoningEffort | 'none' | undefined> = {
   max: 'high',
 };
 
-function decodeThinking(t: unknown): Reasoning {
+/**
+ * `thinking`: `true`/`false` or Anthropic's object. `display` and any field the IR has no home for
+ * travel on to an Anthropic upstream unchanged; `between_tools` is adaptive thinking kept to the
+ * turns between tool calls.
+ */
+export function decodeThinking(t: unknown): Reasoning {
   if (t === undefined || t === null || t === false) return { enabled: false };
   if (t === true) return { enabled: true };
   if (!isRecord(t)) throw invalid('thinking must be a boolean or an object', 'thinking');
-  const display = typeof t.display === 'string' ? { summary: t.display } : {};
-  switch (t.type) {
+  const { type, budget_tokens: budget, display, ...rest } = t;
+  if (display !== undefined && display !== null && typeof display !== 'string') throw invalid('thinking.display must be a string', 'thinking.display');
+  const kept: Partial<Reasoning> = { ...(typeof display === 'string' ? { display } : {}), ...(Object.keys(rest).length > 0 ? { extra: rest } : {}) };
+  switch (type) {
     case 'enabled':
     case undefined: {
-      const budget = t.budget_tokens;
       if (budget !== undefined && (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1)) {
         throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
       }
-      return { enabled: true, ...(budget !== undefined ? { budgetTokens: budget } : {}), ...display };
+      return { enabled: true, ...(budget !== undefined ? { budgetTokens: budget } : {}), ...kept };
     }
     case 'disabled':
       return { enabled: false };
     case 'adaptive':
-      return { enabled: true, adaptive: true, ...display };
+      return { enabled: true, adaptive: true, ...kept };
+    case 'between_tools':
+      return { enabled: true, adaptive: true, betweenTools: true, ...kept };
     default:
-      throw invalid(`thinking.type must be enabled, disabled or adaptive (got ${JSON.stringify(t.type)})`, 'thinking.type');
+      throw invalid(`thinking.type must be enabled, disabled, adaptive or between_tools (got ${JSON.stringify(type)})`, 'thinking.type');
   }
 }
 

@@ -170,11 +170,18 @@ function encodeToolChoice(c: ToolChoice | undefined, parallel: boolean | undefin
   return { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
-function encodeThinking(request: Request): Json | undefined {
+/**
+ * The IR's reasoning as Anthropic's `thinking`: `between_tools`, `adaptive` (also when no budget is
+ * known) or `enabled` with its budget; the client's `display` and other thinking fields go with it.
+ * Bedrock's Converse sends the same object in `additionalModelRequestFields`.
+ */
+export function encodeThinking(request: Request): Json | undefined {
   const r = request.reasoning;
   if (!r.enabled) return undefined;
-  if (r.adaptive || r.budgetTokens === undefined) return { type: 'adaptive' };
-  return { type: 'enabled', budget_tokens: r.budgetTokens };
+  const kept: Json = { ...(r.extra ?? {}), ...(r.display !== undefined ? { display: r.display } : {}) };
+  if (r.betweenTools) return { ...kept, type: 'between_tools' };
+  if (r.adaptive || r.budgetTokens === undefined) return { ...kept, type: 'adaptive' };
+  return { ...kept, type: 'enabled', budget_tokens: r.budgetTokens };
 }
 
 function splitList(v: string | undefined): string[] {

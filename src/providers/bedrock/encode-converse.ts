@@ -1,6 +1,7 @@
 import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type ImagePart, type Message, type Request, type ToolChoice, type UserPart } from '../../ir/index.js';
 import type { Json } from '../shared/read-json.js';
 import { toolArgumentsObject } from '../shared/tool-arguments.js';
+import { encodeThinking } from '../anthropic/encode-request.js';
 import { isAnthropicModel } from './api.js';
 
 /**
@@ -25,7 +26,7 @@ export function encodeConverseRequest(request: Request, model: string): Json {
   const toolConfig = encodeToolConfig(request, body.messages as Json[]);
   if (toolConfig) body.toolConfig = toolConfig;
   const additional = anthropic ? anthropicFields(request) : {};
-  if (thinking) additional.thinking = r.adaptive || r.budgetTokens === undefined ? { type: 'adaptive' } : { type: 'enabled', budget_tokens: r.budgetTokens };
+  if (thinking) additional.thinking = encodeThinking(request)!;
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   return body;
 }
