@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -14,6 +14,7 @@ import { writeFrames } from './sse-writer.js';
 import { ByteBudget } from './byte-budget.js';
 import type { Lifecycle } from './lifecycle.js';
 import { redactor } from './redact.js';
+import { newRequestId } from './request-id.js';
 import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
@@ -96,7 +97,7 @@ export function createApp(opts: AppOptions): Koa<State> {
   const requestLog = opts.requestLog ?? opts.log;
 
   app.use(async (ctx, next) => {
-    ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.requestId = newRequestId();
     ctx.state.protocol = protocolForPath(ctx.path, ctx.headers as Record<string, string | undefined>);
     ctx.set('x-request-id', ctx.state.requestId);
     const ownRequestId = ctx.state.protocol.requestIdHeader;

@@ -121,15 +121,36 @@ describe('HTTP that never becomes a request', () => {
     });
   }
 
+  /** Status line, lower-cased headers and the JSON body of a raw answer. */
+  function parseAnswer(answer: string): { statusLine: string; headers: Record<string, string>; body: any } {
+    const [head, ...rest] = answer.split('\r\n\r\n');
+    const [statusLine, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    return { statusLine, headers, body: JSON.parse(rest.join('\r\n\r\n')) };
+  }
+
+  const anthropicShape = (id: string) => ({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) }, request_id: id });
+  const openaiShape = { error: { type: 'invalid_request_error', message: expect.any(String), param: null, code: null } };
+
   it.each([
-    ['broken chunked encoding', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
-    ['Content-Length and Transfer-Encoding together', 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
-    ['a 100 KB header', `GET /v1/models HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(100_000)}\r\n\r\n`, 431],
-  ])('%s: a JSON error both SDK families read', async (_name, bytes, status) => {
-    const answer = await raw(bytes);
-    expect(answer.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
-    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
-    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+    ['a malformed header name on chat', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400, 'openai'],
+    ['a malformed header name on messages', 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nBad(Header): 1\r\n\r\n', 400, 'anthropic'],
+    ['a malformed header name on Responses', 'POST /v1/responses?x=1 HTTP/1.1\r\nHost: x\r\nBad@Header: 1\r\n\r\n', 400, 'openai'],
+    ['a malformed header name on /v1/models from an Anthropic client', 'GET /v1/models HTTP/1.1\r\nHost: x\r\nanthropic-version: 2023-06-01\r\nBad Header: 1\r\n\r\n', 400, 'anthropic'],
+    ['broken chunked encoding on chat', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, 'openai'],
+    ['Content-Length and Transfer-Encoding together on messages', 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'anthropic'],
+    ['a 100 KB header on /v1/models', `GET /v1/models HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(100_000)}\r\n\r\n`, 431, 'openai'],
+  ])("%s: an error in the route's shape, with a request id", async (_name, bytes, status, shape) => {
+    const { statusLine, headers, body } = parseAnswer(await raw(bytes));
+    expect(statusLine).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+    const id = headers['x-request-id'];
+    expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+    if (shape === 'anthropic') {
+      expect(body).toEqual(anthropicShape(id));
+      expect(headers['request-id']).toBe(id);
+    } else {
+      expect(body).toEqual(openaiShape);
+    }
   });
 });
 
