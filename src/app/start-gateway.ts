@@ -158,6 +158,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  // Node keeps the first 2,000 headers and drops the rest without a word, so a request with more
+  // lost its content-length and was refused for the wrong reason. The size limit (16 KiB,
+  // answered 431 by answerClientError) is what bounds headers.
+  server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
   // What the gateway holds besides the server; a failed listen gives it back too.
   const release = async () => {

@@ -223,12 +223,9 @@ async function prepareInput(
   // drain ends what is left, with the reason, which the client then receives as an error.
   const clientGone = new AbortController();
   const stop = new AbortController();
-  const shutdown = opts.lifecycle.shutdown;
-  const onShutdown = () => stop.abort(shutdown.reason);
-  if (shutdown.aborted) onShutdown();
-  else shutdown.addEventListener('abort', onShutdown, { once: true });
+  const unlisten = opts.lifecycle.whenShutdown((reason) => stop.abort(reason));
   ctx.res.once('close', () => {
-    shutdown.removeEventListener('abort', onShutdown);
+    unlisten();
     if (!ctx.res.writableFinished) {
       clientGone.abort();
       stop.abort();

@@ -10,10 +10,32 @@ export class Lifecycle {
   private readonly stop = new AbortController();
   private active = 0;
   private idleWaiters: Array<() => void> = [];
+  /** One listener on the shutdown signal for all of them: one each would pass Node's limit of 10. */
+  private readonly onShutdown = new Set<(reason: unknown) => void>();
+
+  constructor() {
+    this.stop.signal.addEventListener('abort', () => {
+      for (const listener of [...this.onShutdown]) listener(this.stop.signal.reason);
+      this.onShutdown.clear();
+    }, { once: true });
+  }
 
   /** Aborted, with the reason, when the requests still running must end. */
   get shutdown(): AbortSignal {
     return this.stop.signal;
+  }
+
+  /**
+   * Calls `listener` with the reason when the requests still running must end (at once when they
+   * already must). Returns the way to stop listening: a request calls it when it ends.
+   */
+  whenShutdown(listener: (reason: unknown) => void): () => void {
+    if (this.stop.signal.aborted) {
+      listener(this.stop.signal.reason);
+      return () => undefined;
+    }
+    this.onShutdown.add(listener);
+    return () => this.onShutdown.delete(listener);
   }
 
   get inFlight(): number {

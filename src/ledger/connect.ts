@@ -70,6 +70,9 @@ async function connectSqlite(path: string, lockDir = path === ':memory:' ? undef
     const destroy = db.destroy.bind(db);
     db.destroy = async () => {
       try {
+        // Everything the WAL holds goes into the database file, and the WAL is emptied: the
+        // directory a clean exit leaves is one file that any SQLite tool reads whole.
+        await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db).catch(() => undefined);
         await destroy();
       } finally {
         await unlock();

@@ -4,7 +4,7 @@
  * before it loads the database modules (a second or more on a loaded machine).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -69,7 +69,8 @@ const PID_NAME = 'switchyard.lock.pid';
  *
  * The holder writes its process id beside the lock. While that process lives the answer is
  * immediate; only a holder that is gone (crashed a moment ago, its lock not yet stale) is waited
- * out, up to the stale age. Without the id every refusal waited out those retries, ~11 s.
+ * out, up to the stale age. Without the id every refusal waited out those retries, ~11 s. Releasing
+ * removes both.
  */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   await mkdir(dataDir, { recursive: true });
@@ -90,7 +91,11 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     throw inUse(dataDir);
   }
   await writeFile(pidPath, String(process.pid));
-  return release;
+  // A clean exit leaves the directory as it found it: no lock, no process id.
+  return async () => {
+    await rm(pidPath, { force: true });
+    await release();
+  };
 }
 
 /** Whether the process named in the pid file runs (EPERM: it runs as another user). */
