@@ -333,7 +333,7 @@ async function respondStream(
   try {
     await writeFrames(res, result.frames, signal, sendTimeoutMs, ctx.state.redact);
   } finally {
-    res.end();
+    if (!res.writableEnded) res.end();
   }
 }
 

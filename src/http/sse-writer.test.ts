@@ -1,23 +1,27 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { SseFrame } from '../protocols/types.js';
 import { formatFrame, writeFrames } from './sse-writer.js';
 
-/** A response stand-in that records each write and whether it was corked (left for `end()`). */
+/** A response stand-in that records each write, and what was handed to `end()`. */
 function fakeResponse() {
   const emitter = new EventEmitter();
   const written: string[] = [];
-  const state = { corked: false, full: false, corkedWrites: [] as string[] };
+  const state = { full: false, ended: undefined as string | undefined | null };
   return Object.assign(emitter, {
     destroyed: false,
     written,
     state,
     write: (s: string): boolean => {
       written.push(s);
-      if (state.corked) state.corkedWrites.push(s);
       return !state.full;
     },
-    cork: () => void (state.corked = true),
+    end: (s?: string) => {
+      if (s) written.push(s);
+      state.ended = s ?? null;
+    },
     destroy() {
       this.destroyed = true;
       emitter.emit('close');
@@ -57,7 +61,7 @@ describe('writeFrames', () => {
     expect(closed).toBe(true);
   });
 
-  it('joins the frames of one event-loop turn into one write; the last ones are left corked for end()', async () => {
+  it('joins the frames of one event-loop turn into one write; the last ones leave with end()', async () => {
     const res = fakeResponse();
     async function* frames(): AsyncGenerator<SseFrame> {
       yield { data: '1' };
@@ -71,7 +75,29 @@ describe('writeFrames', () => {
     }
     await writeFrames(res, frames(), new AbortController().signal);
     expect(res.written).toEqual(['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'event: e\ndata: 4\n\n', 'data: 5\n\ndata: 6\n\n']);
-    expect(res.state.corkedWrites).toEqual(['data: 5\n\ndata: 6\n\n']);
+    expect(res.state.ended).toBe('data: 5\n\ndata: 6\n\n');
+  });
+
+  it('delivers every frame, the last ones included, over a real HTTP response', async () => {
+    async function* frames(): AsyncGenerator<SseFrame> {
+      yield { data: '1' };
+      await turn();
+      yield { data: '2' };
+      await new Promise((r) => setTimeout(r, 10));
+      yield { data: 'last' };
+      yield { data: '[DONE]' };
+    }
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      void writeFrames(res, frames(), new AbortController().signal);
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await res.text()).toBe('data: 1\n\ndata: 2\n\ndata: last\n\ndata: [DONE]\n\n');
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -16,22 +16,23 @@ export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 interface FrameSink {
   readonly destroyed: boolean;
   write(chunk: string): boolean;
-  cork(): void;
+  end(chunk?: string): unknown;
   destroy(): unknown;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 /**
- * Writes frames until they end or the client goes away. Leaving the loop early closes the frame
+ * Writes frames until they end or the client goes away, then ends the response. Leaving the loop early closes the frame
  * generator, which closes the pipeline's run: it aborts the upstream and bills what the attempt
  * in flight produced (see run-completion.ts).
  *
  * The frames one upstream read produces (an upstream packet often carries several events, and one
  * event can make several frames) arrive within one turn of the event loop: they are joined and
  * written once at the end of that turn (one HTTP chunk, one system call, one wake-up of the
- * client) instead of once per frame. The last ones are left corked for `res.end()`, so they leave
- * with the terminating chunk.
+ * client) instead of once per frame. The last ones are handed to `res.end()`, so they leave with
+ * the terminating chunk. (Not `cork()` then `write()` then `end()`: on Node 24 that drops what was
+ * corked.)
  */
 export async function writeFrames(
   res: FrameSink,
@@ -59,10 +60,7 @@ export async function writeFrames(
     }
   } finally {
     if (timer) clearImmediate(timer);
-    if (pending && !signal.aborted && !res.destroyed) {
-      res.cork();
-      res.write(pending);
-    }
+    if (!res.destroyed) res.end(pending && !signal.aborted ? pending : undefined);
   }
 }
 
