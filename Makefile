@@ -1,5 +1,11 @@
 # Switchyard. `make run` and `make test` work on a fresh clone: they install what they need.
 SHELL := /bin/bash
+# Switchyard runs on Node 22 or 24 (.nvmrc, `engines`). Where the system's Node is older, the one named
+# in .nvmrc is brought from the npm registry into .toolchain/ and put first on PATH for every target.
+TOOLCHAIN_BIN := $(shell bash tools/ensure-node.sh)
+ifneq ($(TOOLCHAIN_BIN),)
+export PATH := $(TOOLCHAIN_BIN):$(PATH)
+endif
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
@@ -7,7 +13,7 @@ export NODE_OPTIONS ?= --max-old-space-size=4096
 
 all: test
 
-node_modules/.installed: package.json package-lock.json
+node_modules/.installed: package.json package-lock.json .nvmrc
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -89,4 +95,4 @@ screenshots: install console
 	$(NODE_RUN) tools/console-screenshots.ts
 
 clean:
-	rm -rf node_modules data .bench dist console/dist
+	rm -rf node_modules data .bench dist console/dist .toolchain
