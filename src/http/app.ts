@@ -70,6 +70,9 @@ const BODY_BUDGET_WAIT_MS = 10_000;
 /** Health probes, answered before routing (they are the orchestrator's, not the API's). */
 const PROBES = new Set(['/healthz', '/readyz']);
 
+/** Where Codex asks for a WebSocket (Responses over WebSocket), answered 426. */
+const RESPONSES_PATH = '/v1/responses';
+
 const VERSION_HEADER = /^\d{4}-\d{2}-\d{2}$/;
 /** JSON.parse accepts any depth, but JSON.stringify (the upstream request) overflows the stack near 10k. */
 const MAX_JSON_DEPTH = 512;
@@ -135,6 +138,13 @@ export function createApp(opts: AppOptions): Koa<State> {
     const readiness = ctx.path === '/readyz' ? await (opts.readiness?.() ?? Promise.resolve({ ready: !opts.lifecycle.draining, checks: {} })) : { ready: true, checks: {} };
     ctx.status = readiness.ready ? 200 : 503;
     ctx.body = { status: readiness.ready ? 'ok' : 'unavailable', ...(ctx.path === '/readyz' ? { checks: readiness.checks } : {}) };
+  });
+
+  app.use(async (ctx, next) => {
+    // Codex with `supports_websockets` opens its Responses session over WebSocket first; 426 (not 405,
+    // which it retries five times) sends it to POST /v1/responses at once. No WebSocket is served.
+    if (ctx.method !== 'GET' || ctx.path !== RESPONSES_PATH || !/\bwebsocket\b/i.test(ctx.get('upgrade'))) return next();
+    throw new GatewayError('upgrade_required', `WebSocket is not served on ${RESPONSES_PATH}: send POST ${RESPONSES_PATH} (stream: true streams the answer as server-sent events)`, { code: 'websocket_not_supported' });
   });
 
   const parseBody = bodyParser({

@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'conflict' // 409
   | 'request_too_large' // 413
   | 'unsupported_media_type' // 415
+  | 'upgrade_required' // 426
   | 'rate_limit' // 429
   | 'api_error' // 500
   | 'bad_gateway' // 502: the upstream answered something unusable
@@ -32,6 +33,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   request_too_large: 413,
   unsupported_media_type: 415,
+  upgrade_required: 426,
   rate_limit: 429,
   api_error: 500,
   bad_gateway: 502,

@@ -206,7 +206,7 @@ describe.skipIf(!installed('claude'))('Claude Code with its defaults and the REA
 });
 
 describe.skipIf(!installed('codex'))('Codex', () => {
-  const codex = (model: string, prompt: string) =>
+  const codex = (model: string, prompt: string, config: string[] = []) =>
     run(
       'codex',
       [
@@ -218,6 +218,7 @@ describe.skipIf(!installed('codex'))('Codex', () => {
         '-c', `model_providers.switchyard.base_url="${gw.url}/v1"`,
         '-c', 'model_providers.switchyard.env_key="SWITCHYARD_KEY"',
         '-c', 'model_providers.switchyard.wire_api="responses"',
+        ...config.flatMap((c) => ['-c', c]),
         '-m', model,
         prompt,
       ],
@@ -225,12 +226,13 @@ describe.skipIf(!installed('codex'))('Codex', () => {
     );
 
   /** Codex runs `echo <marker>` through its shell tool and prints the model's answer quoting its output. */
-  async function roundTrip(model: string): Promise<void> {
+  async function roundTrip(model: string, config: string[] = []): Promise<Ran> {
     const m = marker();
-    const r = await codex(model, `RUN: echo ${m}`);
+    const r = await codex(model, `RUN: echo ${m}`, config);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout + r.stderr).toContain(`RESULT: ${m}`);
     expect(toolResultRequest()).toBeDefined();
+    return r;
   }
 
   for (const model of ['up-openai', 'up-anthropic']) {
@@ -238,6 +240,13 @@ describe.skipIf(!installed('codex'))('Codex', () => {
       await roundTrip(model);
     }, 180_000);
   }
+
+  it('with supports_websockets, falls back to HTTP at the first 426 instead of reconnecting five times', async () => {
+    const r = await roundTrip('up-openai', ['model_providers.switchyard.supports_websockets=true']);
+    const output = r.stdout + r.stderr;
+    expect(output).not.toMatch(/Reconnecting/);
+    expect((output.match(/failed to connect to Responses WebSocket/g) ?? []).length).toBeLessThanOrEqual(1);
+  }, 180_000);
 
   it('runs a shell command through a tool round trip with Gemini on Vertex, the thought signature going back to Gemini', async () => {
     await roundTrip('vg');

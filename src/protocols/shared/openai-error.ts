@@ -27,6 +27,7 @@ const TYPES: Record<ErrorKind, string> = {
   conflict: 'invalid_request_error',
   request_too_large: 'invalid_request_error',
   unsupported_media_type: 'invalid_request_error',
+  upgrade_required: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
   api_error: 'server_error',
   bad_gateway: 'server_error',
