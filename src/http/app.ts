@@ -341,7 +341,7 @@ async function respondStream(
   // No flushHeaders(): the first event is already at hand, and the headers leave with its frames.
   ctx.req.socket.setNoDelay(true);
   try {
-    await writeFrames(res, result.frames, signal, sendTimeoutMs, ctx.state.redact);
+    await writeFrames(res, result.frames, signal, { sendTimeoutMs, redact: ctx.state.redact });
   } finally {
     if (!res.writableEnded) res.end();
   }

@@ -73,7 +73,7 @@ describe('writeFrames', () => {
       yield { data: '5' };
       yield { data: '6' };
     }
-    await writeFrames(res, frames(), new AbortController().signal);
+    await writeFrames(res, frames(), new AbortController().signal, { coalesceMs: 0 });
     expect(res.written).toEqual(['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'event: e\ndata: 4\n\n', 'data: 5\n\ndata: 6\n\n']);
     expect(res.state.ended).toBe('data: 5\n\ndata: 6\n\n');
   });
@@ -98,6 +98,37 @@ describe('writeFrames', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('joins the frames that follow a write within coalesceMs; the first frame, and one after a quiet spell, wait only for their turn', async () => {
+    const res = fakeResponse();
+    const seen: string[][] = [];
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    async function* frames(): AsyncGenerator<SseFrame> {
+      yield { data: '1' };
+      await turn();
+      seen.push([...res.written]); // the first frame did not wait for the bound
+      yield { data: '2' }; // each in its own upstream read, right after a write
+      await turn();
+      yield { data: '3' };
+      await turn();
+      seen.push([...res.written]); // 2 and 3 wait for company
+      await sleep(300);
+      seen.push([...res.written]); // ... and leave together once the bound has passed
+      yield { data: '4' }; // after a quiet spell
+      await turn();
+      seen.push([...res.written]);
+      yield { data: '5' };
+    }
+    await writeFrames(res, frames(), new AbortController().signal, { coalesceMs: 150 });
+    expect(seen).toEqual([
+      ['data: 1\n\n'],
+      ['data: 1\n\n'],
+      ['data: 1\n\n', 'data: 2\n\ndata: 3\n\n'],
+      ['data: 1\n\n', 'data: 2\n\ndata: 3\n\n', 'data: 4\n\n'],
+    ]);
+    expect(res.written).toHaveLength(4);
+    expect(res.state.ended).toBe('data: 5\n\n'); // the end never waits for the bound
   });
 });
 
@@ -139,7 +170,7 @@ describe('backpressure', () => {
       }
     }
     const started = Date.now();
-    await writeFrames(res, frames(), new AbortController().signal, 50);
+    await writeFrames(res, frames(), new AbortController().signal, { sendTimeoutMs: 50 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(res.destroyed).toBe(true);
     expect(closed).toBe(true);

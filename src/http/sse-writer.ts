@@ -12,6 +12,15 @@ export function formatFrame(frame: SseFrame): string {
  */
 export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 
+/**
+ * How long a frame may wait for the ones that follow it: after a write, the frames of the next
+ * `SSE_COALESCE_MS` leave together in one write. A frame that follows a quiet spell (the first
+ * one included) waits only for the end of its event-loop turn, so time to first token does not
+ * move; a token of a fast burst is held at most this long, far below what a reader can see (one
+ * frame of a 60 Hz screen is 16 ms).
+ */
+export const SSE_COALESCE_MS = 4;
+
 /** What the writer needs of a ServerResponse. */
 interface FrameSink {
   readonly destroyed: boolean;
@@ -22,44 +31,62 @@ interface FrameSink {
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
+export interface WriteFramesOptions {
+  /** See DEFAULT_SEND_TIMEOUT_MS. */
+  sendTimeoutMs?: number;
+  /** Applied to each frame's text: credentials never leave (see redact.ts). */
+  redact?: (text: string) => string;
+  /** See SSE_COALESCE_MS (0: one write per event-loop turn). */
+  coalesceMs?: number;
+}
+
 /**
  * Writes frames until they end or the client goes away, then ends the response. Leaving the loop early closes the frame
  * generator, which closes the pipeline's run: it aborts the upstream and bills what the attempt
  * in flight produced (see run-completion.ts).
  *
- * The frames one upstream read produces (an upstream packet often carries several events, and one
- * event can make several frames) arrive within one turn of the event loop: they are joined and
- * written once at the end of that turn (one HTTP chunk, one system call, one wake-up of the
- * client) instead of once per frame. The last ones are handed to `res.end()`, so they leave with
- * the terminating chunk. (Not `cork()` then `write()` then `end()`: on Node 24 that drops what was
- * corked.)
+ * Frames are joined and written together (one HTTP chunk, one system call, one wake-up of the
+ * client) instead of once per frame: those of one event-loop turn always (an upstream packet often
+ * carries several events, and one event can make several frames), and those of the
+ * `coalesceMs` after a write (an upstream that sends each token in its own packet). The last ones
+ * are handed to `res.end()`, so they leave with the terminating chunk. (Not `cork()` then
+ * `write()` then `end()`: on Node 24 that drops what was corked.)
  */
 export async function writeFrames(
   res: FrameSink,
   frames: AsyncIterable<SseFrame>,
   signal: AbortSignal,
-  sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS,
-  /** Applied to each frame's text: credentials never leave (see redact.ts). */
-  redact: (text: string) => string = (text) => text,
+  { sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS, redact = (text) => text, coalesceMs = SSE_COALESCE_MS }: WriteFramesOptions = {},
 ): Promise<void> {
   let pending = '';
-  let timer: NodeJS.Immediate | undefined;
+  /** The flush waiting for the end of this turn (immediate) or for the coalescing bound (timeout). */
+  let immediate: NodeJS.Immediate | undefined;
+  let timeout: NodeJS.Timeout | undefined;
+  let lastWrite = -Infinity;
   /** Set while the client's buffer is full: resolves on drain, or on close (the client gone, or cut off after `sendTimeoutMs`). */
   let blocked: Promise<void> | undefined;
   const flush = () => {
-    timer = undefined;
+    immediate = timeout = undefined;
+    lastWrite = performance.now();
     if (res.destroyed || !res.write(pending)) blocked = drainedOrClosed(res, sendTimeoutMs).then(() => void (blocked = undefined));
     pending = '';
+  };
+  const schedule = () => {
+    if (immediate || timeout) return;
+    const wait = lastWrite + coalesceMs - performance.now();
+    if (wait > 0) timeout = setTimeout(flush, wait);
+    else immediate = setImmediate(flush);
   };
   try {
     for await (const frame of frames) {
       if (signal.aborted || res.destroyed) return;
       pending += redact(formatFrame(frame));
-      timer ??= setImmediate(flush);
+      schedule();
       if (blocked) await blocked;
     }
   } finally {
-    if (timer) clearImmediate(timer);
+    if (immediate) clearImmediate(immediate);
+    if (timeout) clearTimeout(timeout);
     if (!res.destroyed) res.end(pending && !signal.aborted ? pending : undefined);
   }
 }
