@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { loadCatalog } from '../config/default-catalog.js';
+import { loadIdentityConfig } from '../config/load-config.js';
+import { checkIdentityModels, type IdentityConfig } from '../config/identity.js';
+import { TokenVerifier } from '../http/identity/verify-token.js';
 import { createApp, type Readiness } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
@@ -59,6 +62,11 @@ export interface GatewayOptions {
   providers?: ProviderRegistry;
   /** Randomness for picking deployments by weight (Math.random by default; tests seed one). */
   random?: () => number;
+  /**
+   * Sign-in with an identity provider; when the option is absent, the config file's `oidc:`
+   * section and the SWITCHYARD_OIDC_* variables (none: API keys only).
+   */
+  identity?: IdentityConfig;
 }
 
 export interface Gateway {
@@ -103,6 +111,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
   const providers = opts.providers ?? builtInProviders;
   const catalog = opts.catalog ?? loadCatalog(opts.configPath, { providers });
+  const identity = 'identity' in opts ? opts.identity : loadIdentityConfig(opts.configPath);
+  if (identity) checkIdentityModels(identity, catalog);
   const ownsLedger = !opts.ledger;
   const ledger = opts.ledger ?? (await openLedger({
       databaseUrl: opts.databaseUrl,
@@ -155,6 +165,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     log,
     requestLog,
     pipeline,
+    tokens: identity ? new TokenVerifier(identity) : undefined,
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;

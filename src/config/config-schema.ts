@@ -72,6 +72,8 @@ export const configSchema = (registry: ProviderRegistry) => ({
   required: ['providers', 'models'],
   properties: {
     routing: routingDefaults,
+    /** Sign-in with an identity provider: checked by identity.ts's own schema. */
+    oidc: { type: 'object' },
     providers: {
       type: 'object',
       additionalProperties: {

@@ -5,14 +5,13 @@ import { providers as builtInProviders } from '../providers/registry.js';
 import type { Provider, ProviderConfig, ProviderRegistry } from '../providers/types.js';
 import { globRegex, type Catalog, type Deployment, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
 import { configSchema } from './config-schema.js';
+import { ConfigError } from './config-error.js';
+import { buildIdentityConfig, type IdentityConfig } from './identity.js';
 import { defaultLocalCatalog } from './local-models.js';
 import { usdPerMillionToNanosPerToken } from './money.js';
 import { tablePrice } from './price-table.js';
 
-/** Raised for any problem in the config; the message names the bad entry. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, responseMs: 600_000 };
 type Raw = Record<string, any>;
@@ -36,6 +35,19 @@ export interface LoadOptions {
 }
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, opts: LoadOptions = {}): Catalog {
+  return buildCatalog(readConfigDocument(path), env, path, opts);
+}
+
+/**
+ * Sign-in with the organisation's identity provider: the file's `oidc:` section (when a file is
+ * given) with the SWITCHYARD_OIDC_* variables over it; undefined when no issuer is named.
+ */
+export function loadIdentityConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): IdentityConfig | undefined {
+  const doc = path ? (readConfigDocument(path) as Raw | null) : undefined;
+  return buildIdentityConfig(doc?.oidc ?? undefined, env, path ?? 'environment');
+}
+
+function readConfigDocument(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -48,7 +60,7 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   } catch (e) {
     throw new ConfigError(`config ${path} is not valid YAML: ${(e as Error).message}`);
   }
-  return buildCatalog(raw, env, path, opts);
+  return raw;
 }
 
 /** Validates a parsed config document and turns it into a catalog. */

@@ -23,10 +23,11 @@ async function mustGetAccount(ledger: Ledger, id: string): Promise<Account> {
   return a;
 }
 
-/** GET /v1/balance: the caller's own account, and the calling key's budgets. */
+/** GET /v1/balance: the caller's own account, and the calling key's budgets (a signed-in user's: none yet). */
 export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   const account = await mustGetAccount(ledger, input.auth!.accountId);
-  const budgets = await ledger.budgetStatus(input.auth!.keyId);
+  const keyId = input.auth!.keyId;
+  const budgets = keyId ? await ledger.budgetStatus(keyId) : [];
   return { kind: 'json', status: 200, body: { ...balanceBody(account), budgets: budgets.map(budgetBody) } };
 }
 

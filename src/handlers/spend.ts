@@ -14,6 +14,8 @@ export async function adminSpend(ledger: Ledger, input: HandlerInput, now = new 
 
 /** GET /v1/spend: the calling key's own usage. */
 export async function keySpend(ledger: Ledger, input: HandlerInput, now = new Date()): Promise<HandlerResult> {
+  // Usage is recorded per key; a signed-in user's own summary needs usage recorded per user.
+  if (!input.auth!.keyId) throw new GatewayError('permission', 'GET /v1/spend summarises an API key\'s usage: call it with an API key');
   return { kind: 'json', status: 200, body: await spendBody(ledger, spendParams(input.query, now), { keyId: input.auth!.keyId }) };
 }
 

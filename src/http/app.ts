@@ -20,6 +20,8 @@ import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
 import { consoleMiddleware } from './console/serve-console.js';
 import type { SessionStore } from './console/sessions.js';
+import { looksLikeJwt, type TokenVerifier } from './identity/verify-token.js';
+import { resolvePrincipal } from './identity/resolve-principal.js';
 
 export interface AppOptions extends RouteDeps {
   api: ApiDocument;
@@ -44,6 +46,8 @@ export interface AppOptions extends RouteDeps {
   metricsToken?: string;
   /** The web console's sessions (a fresh in-memory store when absent). */
   consoleSessions?: SessionStore;
+  /** Checks identity-provider tokens (SWITCHYARD_OIDC_ISSUER / `oidc:`); only API keys pass when absent. */
+  tokens?: TokenVerifier;
 }
 
 export interface Readiness {
@@ -270,7 +274,9 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
     return undefined;
   }
   const key = bearer ?? headers['x-api-key']?.trim();
-  if (!key) throw new GatewayError('authentication', 'missing API key: send Authorization: Bearer <key> or x-api-key: <key>');
+  if (!key) throw new GatewayError('authentication', `missing API key: send Authorization: Bearer <key> or x-api-key: <key>${opts.tokens ? ' (an API key or your identity provider\'s token)' : ''}`);
+  // A JWT is never an API key: with an identity provider configured it is checked as its token.
+  if (opts.tokens && looksLikeJwt(key)) return resolvePrincipal(await opts.tokens.verify(key), opts.tokens.config, opts.pipeline.catalog);
   const auth = await opts.ledger.authenticate(key);
   if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
   return auth;

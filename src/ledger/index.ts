@@ -13,7 +13,7 @@ export type { StoredResponse } from './response-store.js';
 export { isDatabaseUnavailable } from './db-errors.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
-  Account, KeyAuth, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
+  Account, KeyAuth, UserPrincipal, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
   HoldRequest, SettleRequest, UsageFilter,
 } from './types.js';
 export type { BudgetStatus, KeyBudget } from './budgets.js';

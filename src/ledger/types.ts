@@ -42,10 +42,28 @@ export interface KeyRecord {
   expiresAt: Date | null;
 }
 
-/** Who a verified key belongs to, with its rate limits and allowed models (absent when it has none). */
+/** A user signed in with the organisation's identity provider (a verified token's claims). */
+export interface UserPrincipal {
+  /** `usr_…`, derived from issuer and subject: the same on every instance. */
+  id: string;
+  issuer: string;
+  subject: string;
+  /** For people to read (the email or preferred username); null when the token has none. */
+  name: string | null;
+  groups: string[];
+  organization: string | null;
+  /** A member of an admin group (the console's operator role). */
+  admin: boolean;
+}
+
+/**
+ * Who a verified credential belongs to, with its rate limits and allowed models (absent when it
+ * has none): an API key (`keyId`) or an identity provider's user (`user`).
+ */
 export interface KeyAuth {
   accountId: string;
-  keyId: string;
+  keyId?: string;
+  user?: UserPrincipal;
   limits?: KeyLimits;
   /** The catalog models it may use (absent: every model). */
   allowedModels?: ReadonlySet<string>;

@@ -58,7 +58,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   }
   const summary: RunSummary = { attempts: [], inputTokens, cost: 0n };
   // Before the hold: a request over its key's limits costs nothing and takes no hold.
-  const admitted = ctx.limits ? await deps.limiter.admit(ctx.keyId, ctx.limits, inputTokens) : undefined;
+  const admitted = ctx.limits ? await deps.limiter.admit(limitsOwner(ctx), ctx.limits, inputTokens) : undefined;
   if (admitted && !admitted.allowed) throw rateLimitError(admitted, inputTokens);
   summary.rateLimit = admitted;
   const amount = requestHold(inputTokens, candidates.map((c) => holdCandidate(c, req)));
@@ -76,7 +76,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
       await early.cancel();
     }
     // Nothing ran: the request and its input go back to the key's buckets.
-    if (admitted) deps.limiter.adjust(ctx.keyId, ctx.limits, { requests: -1, tokens: -inputTokens });
+    if (admitted) deps.limiter.adjust(limitsOwner(ctx), ctx.limits, { requests: -1, tokens: -inputTokens });
     throw e;
   }
   if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
@@ -500,13 +500,13 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
   summary.cost = charges.reduce((acc, c) => acc + c.cost, 0n);
   recordMetrics(summary, charges);
   // The key's token bucket took the input estimate at admission; now it gets what was really used.
-  if (summary.rateLimit) deps.limiter.adjust(ctx.keyId, ctx.limits, { tokens: inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens });
+  if (summary.rateLimit) deps.limiter.adjust(limitsOwner(ctx), ctx.limits, { tokens: inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens });
   try {
     await deps.ledger.settle({
       requestId: ctx.requestId,
       charges,
       record: {
-        keyId: ctx.keyId,
+        keyId: ctx.keyId ?? null,
         modelRequested: req.model,
         endUser: req.attribution?.endUser ?? null,
         session: req.attribution?.session ?? null,
@@ -521,4 +521,9 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
     // arrives here was refused (a caller bug) or spooled, and is logged as such by the ledger too.
     deps.log.error({ err: e, requestId: ctx.requestId }, 'settlement failed');
   }
+}
+
+/** Whose rate-limit buckets a request draws on: its key's, or its user's (ids never collide: key_…, usr_…). */
+function limitsOwner(ctx: CallContext): string {
+  return ctx.keyId ?? ctx.userId ?? ctx.accountId;
 }

@@ -38,8 +38,11 @@ export interface PipelineDeps {
 export interface CallContext {
   requestId: string;
   accountId: string;
-  keyId: string;
-  /** The key's rate limits, when it has any. */
+  /** The API key it came with; absent for an identity provider's user. */
+  keyId?: string;
+  /** The identity provider's user it came from; absent for an API key. */
+  userId?: string;
+  /** The key's (or user's) rate limits, when it has any. */
   limits?: KeyLimits;
   /** The models the key may use, when it is restricted. */
   allowedModels?: ReadonlySet<string>;
