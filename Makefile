@@ -13,16 +13,25 @@ export NODE_OPTIONS ?= --max-old-space-size=4096
 
 all: test
 
-node_modules/.installed: package.json package-lock.json .nvmrc
-	npm ci --no-audit --no-fund
+# Two installs from one package-lock.json, neither running a dependency's install script (.npmrc;
+# package.json "allowScripts" records each decision). `make run` needs only the dependencies and the
+# build's workspace (tools/build: esbuild, Preact, Chart.js): `npm ci --omit=dev`. Tests, lint and
+# generation need the devDependencies too: `npm ci`, which the run's install then reuses. The bench's
+# own tools (Portkey, autocannon) are in tools/bench, the agent CLIs in test/agents/clis.
+node_modules/.runtime: package.json package-lock.json tools/build/package.json .nvmrc
+	@if [ node_modules/.installed -nt package-lock.json ] && [ node_modules/.installed -nt package.json ] && [ node_modules/.installed -nt .nvmrc ]; then :; else npm ci --omit=dev --no-audit --no-fund; fi
 	@touch $@
+
+node_modules/.installed: package.json package-lock.json tools/build/package.json .nvmrc
+	npm ci --no-audit --no-fund
+	@touch $@ node_modules/.runtime
 
 install: node_modules/.installed
 
 ## The web console's bundle (console/src -> console/dist), served by the gateway at /console.
 console: console/dist/app.js
 
-console/dist/app.js: node_modules/.installed tools/build-console.mjs console/index.html console/style.css $(shell find console/src -type f 2>/dev/null)
+console/dist/app.js: node_modules/.runtime tools/build-console.mjs console/index.html console/style.css $(shell find console/src -type f 2>/dev/null)
 	node tools/build-console.mjs
 
 ## Compile spec/ (TypeSpec) into generated/openapi.yaml and generated/types.ts.
@@ -49,7 +58,7 @@ lint-openapi: install
 
 ## Compile src/ to JavaScript in dist/ (what a deployment, the npm package and `make run` run: node dist/src/main.js serve).
 ## Types are checked by lint; tools/build.mjs only strips them (esbuild).
-build: install console
+build: node_modules/.runtime console
 	npm run build
 
 ## The README's test command: staleness check, types, layering, then every test.
@@ -74,7 +83,8 @@ agents: install test/agents/clis/node_modules/.installed
 	npx vitest run --config vitest.agents.config.ts
 
 test/agents/clis/node_modules/.installed: test/agents/clis/package.json test/agents/clis/package-lock.json
-	cd test/agents/clis && npm ci --no-audit --no-fund
+	@# Claude Code's postinstall (copying its native binary from the platform package) is the one script chosen.
+	cd test/agents/clis && npm ci --no-audit --no-fund && npm rebuild @anthropic-ai/claude-code --ignore-scripts=false
 	@touch $@
 
 ## Schemathesis needs a Docker engine (not available on the CI machines).
@@ -83,16 +93,21 @@ fuzz-schemathesis:
 	docker run --rm --network host -v "$(CURDIR)/generated:/spec:ro" schemathesis/schemathesis:stable run /spec/openapi.yaml --url http://127.0.0.1:8080 --checks all -H "Authorization: Bearer $$SWITCHYARD_KEY"
 
 ## The installable package (switchyard-<version>.tgz): npm install it anywhere and run `switchyard serve`.
-pack: install console
+## Built first: with install scripts off (.npmrc) npm pack runs no prepack.
+pack: build
 	npm pack
 
 ## The gateway runs as deployed: compiled by `make build`.
-bench: build
+bench: install build tools/bench/node_modules/.installed
 	$(NODE_RUN) tools/bench/main.ts
+
+tools/bench/node_modules/.installed: tools/bench/package.json tools/bench/package-lock.json
+	cd tools/bench && npm ci --no-audit --no-fund
+	@touch $@
 
 ## The console's pictures in README (docs/console/*.png), taken in the system's Chromium (CHROMIUM_PATH).
 screenshots: install console
 	$(NODE_RUN) tools/console-screenshots.ts
 
 clean:
-	rm -rf node_modules data .bench dist console/dist .toolchain
+	rm -rf node_modules tools/bench/node_modules data .bench dist console/dist .toolchain

@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it: `npm pack` (which builds dist/), the tarball installed into an
+ * The package as a user gets it: `npm run build` and `npm pack`, the tarball installed into an
  * empty folder from the npm cache, and its `switchyard serve` started there against the fake
  * upstream, with one request through each protocol. What it proves: the bin runs compiled
  * JavaScript, the tarball carries every file the server reads, and the runtime dependencies are
@@ -35,7 +35,8 @@ describe('the npm package', () => {
   });
 
   it('installs from its tarball and serves chat, messages and Responses without tsx', async () => {
-    // Its prepack script builds dist/ first, and prints its banner before the JSON.
+    // Built first, as `make pack` does: with install scripts off (.npmrc) npm pack runs no prepack.
+    await run('npm', ['run', 'build', '--silent'], { cwd: REPO });
     const { stdout } = await npm(['pack', '--json', '--pack-destination', dir], REPO);
     const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = packed.files.map((f) => f.path);

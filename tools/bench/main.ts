@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { measureStreamsMemory } from './hold-streams.js';
 import { startEmbedded, type EmbeddedStart } from './embedded.js';
@@ -78,11 +79,14 @@ async function startSwitchyard(fakeUrl: string, adminKey: string) {
   return { child, url: match[1] };
 }
 
+/** Portkey is installed with the bench's own tools (tools/bench/package.json, `make bench`). */
+const PORTKEY_ENTRY = fileURLToPath(new URL('./node_modules/@portkey-ai/gateway/build/start-server.js', import.meta.url));
+
 async function startPortkey() {
   const port = await freePort();
   const { child } = await startNode(
     'portkey',
-    ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${port}`, '--headless'],
+    [PORTKEY_ENTRY, `--port=${port}`, '--headless'],
     { NODE_ENV: 'production' },
     /Ready for connections/,
   );
