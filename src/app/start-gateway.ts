@@ -94,7 +94,9 @@ export interface Gateway {
  * to a libuv thread, and at low concurrency that was a thread woken and a wake-up of the event
  * loop per request (DECISIONS.md, "Request log"). Other log lines are written at once.
  */
-const REQUEST_LOG_BUFFER_BYTES = 4096;
+const REQUEST_LOG_BUFFER_BYTES = 32 * 1024;
+/** One write of the request log carries at most this much (sonic-boom's default is 16 KiB, below the block). */
+const REQUEST_LOG_MAX_WRITE_BYTES = 64 * 1024;
 const REQUEST_LOG_FLUSH_MS = 1000;
 /** Readiness waits this long for the database's answer. */
 const READY_DB_TIMEOUT_MS = 2_000;
@@ -108,7 +110,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const level = opts.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const log = pino({ level });
   // pino flushes what is buffered when the process exits; a kill -9 loses at most the last second.
-  const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
+  const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, maxWrite: REQUEST_LOG_MAX_WRITE_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
   const providers = opts.providers ?? builtInProviders;
   const catalog = opts.catalog ?? loadCatalog(opts.configPath, { providers });
   const identity = 'identity' in opts ? opts.identity : loadIdentityConfig(opts.configPath);
