@@ -90,8 +90,9 @@ Budget periods: day, week (from Monday), month, lifetime, in --time-zone (UTC by
 --models is checked against the catalog the gateway would load (SWITCHYARD_CONFIG), named on stderr.
 
 Environment: HOST (127.0.0.1), PORT (8080), SWITCHYARD_CONFIG (catalog YAML; built-in local models
-when unset), DATABASE_URL (PostgreSQL; embedded PGlite in SWITCHYARD_DATA_DIR, default ./data, when
-unset), SWITCHYARD_DB_SCHEMA (PostgreSQL schema), SWITCHYARD_ADMIN_KEY (enables the admin API),
+when unset), DATABASE_URL (PostgreSQL, or sqlite:PATH; when unset, an embedded database in
+SWITCHYARD_DATA_DIR, default ./data), SWITCHYARD_EMBEDDED_DB (that embedded database: sqlite, the
+default, or pglite; a directory already holding one keeps it), SWITCHYARD_DB_SCHEMA (PostgreSQL schema), SWITCHYARD_ADMIN_KEY (enables the admin API),
 SWITCHYARD_HOLD_TTL_MS (orphaned holds expire after it, default 15 min), SWITCHYARD_REAPER_INTERVAL_MS
 (how often expired holds are released, default 30 s), SWITCHYARD_SEND_TIMEOUT_MS (a streaming
 client that reads nothing for this long is cut off, default 60 s), REDIS_URL (key rate limits shared by every

@@ -2,7 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfigFile } from '../config/load-config.js';
 import { startGateway, type Gateway } from './start-gateway.js';
-import { dataDirFromEnv, ledgerOptionsFromEnv, MONEY_UNIT, type Ledger } from '../ledger/index.js';
+import { dataDirFromEnv, ledgerOptionsFromEnv, type Ledger } from '../ledger/index.js';
+import { demoBanner, HeldOutput, type DemoDetails } from './demo-banner.js';
 
 /** Demo balance: $10 in nanodollars. */
 const DEMO_BALANCE = 10_000_000_000n;
@@ -30,7 +31,10 @@ function envInteger(name: string, min: number, max: number): number | undefined 
 /** `switchyard serve`: start on the environment's settings; SIGINT/SIGTERM drain, then stop. */
 export async function serve(opts: ServeOptions): Promise<Gateway> {
   const db = ledgerOptionsFromEnv();
+  // The demo's banner is what a person reads first: the log lines of the start wait behind it.
+  const held = opts.demo ? new HeldOutput(process.stdout) : undefined;
   const gateway = await startGateway({
+    logDestination: held,
     host: process.env.HOST ?? '127.0.0.1',
     port: envInteger('PORT', 0, 65_535) ?? 8080,
     configPath: process.env.SWITCHYARD_CONFIG || undefined,
@@ -48,6 +52,10 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     metricsToken: process.env.SWITCHYARD_METRICS_TOKEN || undefined,
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
+  }).catch((err: unknown) => {
+    // A start that failed shows its log lines at once, above the error.
+    held?.release();
+    throw err;
   });
   const drainMs = envInteger('SWITCHYARD_DRAIN_MS', 0, MAX_TIMER_MS) ?? DEFAULT_DRAIN_MS;
   let stopping = false;
@@ -68,7 +76,13 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => reloadCatalog(gateway, process.env.SWITCHYARD_CONFIG || undefined));
   gateway.log.info({ url: gateway.url, models: [...gateway.catalog.models.keys()] }, 'switchyard is listening');
-  if (opts.demo) await printDemo(gateway);
+  if (opts.demo) {
+    try {
+      process.stdout.write(demoBanner(await demoDetails(gateway)));
+    } finally {
+      held?.release();
+    }
+  }
   return gateway;
 }
 
@@ -88,32 +102,22 @@ function reloadCatalog(gateway: Gateway, configPath: string | undefined): void {
 }
 
 /** Reuses the demo account (found by its key named "demo") and its key, or creates them. */
-async function printDemo(gateway: Gateway): Promise<void> {
+async function demoDetails(gateway: Gateway): Promise<DemoDetails> {
   const { ledger, url } = gateway;
   const { key, accountId } = await demoKey(ledger, join(dataDirFromEnv(), 'demo-key'));
   const account = await ledger.getAccount(accountId);
   if (!account) throw new Error('the demo account is missing');
-  const model = gateway.catalog.models.has('local-sonnet') ? 'local-sonnet' : [...gateway.catalog.models.keys()][0];
-  process.stdout.write(`
-Switchyard is ready.
-
-  OpenAI-compatible base URL:    ${url}/v1
-  Anthropic-compatible base URL: ${url}
-  API key (demo account ${account.id}, balance ${account.available} ${MONEY_UNIT}):
-    ${key}
-  Web console:                   ${url}/console (sign in with this key, or with SWITCHYARD_ADMIN_KEY as the operator)
-
-Try it:
-
-  curl -sN ${url}/v1/chat/completions \\
-    -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\
-    -d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello, Switchyard!"}]}'
-
-  curl -s ${url}/v1/messages \\
-    -H "x-api-key: ${key}" -H "anthropic-version: 2023-06-01" -H "Content-Type: application/json" \\
-    -d '{"model":"${model}","max_tokens":256,"messages":[{"role":"user","content":"Hello, Switchyard!"}]}'
-
-`);
+  const has = (id: string) => gateway.catalog.models.has(id);
+  const first = [...gateway.catalog.models.keys()][0] ?? 'local-sonnet';
+  return {
+    url,
+    key,
+    accountId: account.id,
+    balance: account.available,
+    adminKey: Boolean(process.env.SWITCHYARD_ADMIN_KEY),
+    model: has('local-sonnet') ? 'local-sonnet' : first,
+    smallModel: has('local-haiku') ? 'local-haiku' : first,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger as PinoLogger } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { loadCatalog } from '../config/default-catalog.js';
 import { loadIdentityConfig } from '../config/load-config.js';
 import { checkIdentityModels, type IdentityConfig } from '../config/identity.js';
@@ -50,6 +50,8 @@ export interface GatewayOptions {
   /** A streaming client that reads nothing for this long is cut off (default 60 s). */
   sendTimeoutMs?: number;
   logLevel?: string;
+  /** Where log lines other than the request log go (stdout when absent): `serve --demo` holds them until its banner is out. */
+  logDestination?: DestinationStream;
   /** Where key rate limits are kept: Redis (shared by instances) when set, else this process. */
   redisUrl?: string;
   /** Bearer token GET /metrics requires (open when unset). */
@@ -108,7 +110,7 @@ const UNWIND_MS = 5_000;
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const level = opts.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const log = pino({ level });
+  const log = opts.logDestination ? pino({ level }, opts.logDestination) : pino({ level });
   // pino flushes what is buffered when the process exits; a kill -9 loses at most the last second.
   const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, maxWrite: REQUEST_LOG_MAX_WRITE_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
   const providers = opts.providers ?? builtInProviders;

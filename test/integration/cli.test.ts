@@ -259,3 +259,10 @@ describe('switchyard serve beside the CLI', () => {
     }
   }, 120_000);
 });
+
+it('--help names the embedded default (SQLite), its switch SWITCHYARD_EMBEDDED_DB and every variable serve reads', async () => {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, '--help']);
+  expect(stdout).toMatch(/SWITCHYARD_EMBEDDED_DB \(that embedded database: sqlite, the\s+default, or pglite/);
+  expect(stdout).not.toMatch(/embedded PGlite/);
+  for (const name of ['SWITCHYARD_DATA_DIR', 'DATABASE_URL', 'SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_CONFIG', 'REDIS_URL']) expect(stdout).toContain(name);
+});
