@@ -20,6 +20,14 @@ module.exports = {
       '^src/providers/(?!(transport|shared)/)[^/]+/',
       'only providers/ and config/ name a provider: the rest reads the registry (providers/registry.ts) and capabilities (providers/types.ts)',
     ),
+    forbid(
+      'ledger-dialect-chosen-at-connection',
+      '^src/(?!ledger/(connect\\.ts$|postgres/|sqlite/))',
+      '^src/ledger/(postgres|sqlite)/',
+      'the ledger picks its statements once, in ledger/connect.ts; everything else sees ledger/statements.ts (see also tools/check-ledger-dialect.mjs)',
+    ),
+    forbid('ledger-dialects-apart-pg', '^src/ledger/postgres/', '^src/ledger/sqlite/', 'one database per implementation'),
+    forbid('ledger-dialects-apart-sqlite', '^src/ledger/sqlite/', '^src/ledger/postgres/', 'one database per implementation'),
     forbid('only-ledger-touches-db', '^src/(?!ledger/)', 'node_modules/(kysely|pg|@electric-sql|kysely-pglite-dialect)/', 'only the ledger touches the database'),
   ],
   options: {

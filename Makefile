@@ -49,6 +49,7 @@ typecheck: install
 ## Layering (imports point down), types, and the published document.
 lint: install typecheck lint-openapi
 	npx depcruise --config .dependency-cruiser.cjs src
+	node tools/check-ledger-dialect.mjs src
 
 ## Redocly's recommended rules (redocly.yaml) and Spectral's oas rules (.spectral.yaml): errors fail,
 ## the warnings left are listed in spec/DECISIONS.md.

@@ -41,7 +41,7 @@ export interface RouteDeps {
 /** operationId (from generated/openapi.yaml) -> handler. A new endpoint is one line here. */
 export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
   const { pipeline, ledger } = deps;
-  const store = deps.responses ?? new ResponseStore(ledger.db, responseRetentionMsFromEnv());
+  const store = deps.responses ?? new ResponseStore(ledger.statements, responseRetentionMsFromEnv());
   const complete: Handler = (input) => handleCompletion(pipeline, input);
   const json = (body: unknown): Handler => async () => ({ kind: 'json', status: 200, body });
   return {

@@ -1,32 +1,16 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
-import type { Database, AccountRow, JournalRow } from './schema.js';
+import type { Database } from './schema.js';
 import { MAX_BALANCE, MONEY_UNIT, type Account, type JournalEntry } from './types.js';
 import { newAccountId } from './ids.js';
 import { toAccount, toJournalEntry } from './rows.js';
 import { createdBefore } from './read-ledger.js';
-import { isSqlite, sqliteTransaction } from './dialect.js';
+import type { LedgerStatements } from './statements.js';
 
 /** Creates the account and journals a non-zero opening balance as a credit, in one statement. */
-export async function createAccount(db: Kysely<Database>, name: string, initialBalance = 0n): Promise<Account> {
+export async function createAccount(s: LedgerStatements, name: string, initialBalance = 0n): Promise<Account> {
   if (initialBalance < 0n) throw new GatewayError('invalid_request', 'initial balance must not be negative');
-  if (isSqlite(db)) {
-    return sqliteTransaction(db, async (trx) => {
-      const a = await trx.insertInto('accounts').values({ id: newAccountId(), name, balance: initialBalance }).returningAll().executeTakeFirstOrThrow();
-      if (a.balance !== 0n) await trx.insertInto('journal').values({ account_id: a.id, kind: 'credit', amount: a.balance, balance_after: a.balance, reason: 'initial balance' }).execute();
-      return toAccount(a);
-    });
-  }
-  const { rows } = await sql<AccountRow>`
-    WITH a AS (
-      INSERT INTO accounts (id, name, balance) VALUES (${newAccountId()}, ${name}, ${initialBalance})
-      RETURNING *
-    ), j AS (
-      INSERT INTO journal (account_id, kind, amount, balance_after, reason)
-      SELECT id, 'credit', balance, balance, 'initial balance' FROM a WHERE balance <> 0
-    )
-    SELECT * FROM a`.execute(db);
-  return toAccount(rows[0]);
+  return toAccount(await s.createAccount(newAccountId(), name, initialBalance));
 }
 
 export async function getAccount(db: Kysely<Database>, id: string): Promise<Account | undefined> {
@@ -53,24 +37,16 @@ export async function listAccounts(db: Kysely<Database>, limit = 100, beforeId?:
  * A correction may never take the balance below what is held.
  */
 export async function credit(
-  db: Kysely<Database>,
+  s: LedgerStatements,
   accountId: string,
   amount: bigint,
   reason: string,
 ): Promise<JournalEntry> {
   if (amount === 0n) throw new GatewayError('invalid_request', 'credit amount must not be zero');
-  const { rows } = isSqlite(db) ? { rows: await creditSqlite(db, accountId, amount, reason) } : await sql<JournalRow>`
-    WITH a AS (
-      UPDATE accounts SET balance = balance + ${amount}
-      WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}
-      RETURNING id, balance
-    )
-    INSERT INTO journal (account_id, kind, amount, balance_after, reason)
-    SELECT id, 'credit', ${amount}, balance, ${reason} FROM a
-    RETURNING *`.execute(db);
-  if (rows[0]) return toJournalEntry(rows[0]);
+  const row = await s.credit(accountId, amount, reason, MAX_BALANCE);
+  if (row) return toJournalEntry(row);
   // Diagnosis only: the statement above already decided.
-  const account = await getAccount(db, accountId);
+  const account = await getAccount(s.db, accountId);
   if (!account) throw new GatewayError('not_found', `account ${accountId} not found`);
   if (account.balance + amount > MAX_BALANCE) {
     throw new GatewayError('invalid_request', `the balance would exceed ${MAX_BALANCE} ${MONEY_UNIT}`, { param: 'amount' });
@@ -81,16 +57,4 @@ export async function credit(
     // JSON numbers, like every amount of the API (balances never exceed MAX_BALANCE, 2^53 - 1).
     { param: 'amount', details: { balance: Number(account.balance), held: Number(account.held), unit: MONEY_UNIT } },
   );
-}
-
-/** credit's statement on SQLite: the same update and journal line, in one transaction. */
-async function creditSqlite(db: Kysely<Database>, accountId: string, amount: bigint, reason: string): Promise<JournalRow[]> {
-  return sqliteTransaction(db, async (trx) => {
-    const { rows: [a] } = await sql<{ id: string; balance: bigint }>`
-      UPDATE accounts SET balance = balance + ${amount}
-      WHERE id = ${accountId} AND balance + ${amount} >= held AND balance + ${amount} <= ${MAX_BALANCE}
-      RETURNING id, balance`.execute(trx);
-    if (!a) return [];
-    return [await trx.insertInto('journal').values({ account_id: a.id, kind: 'credit', amount, balance_after: a.balance, reason }).returningAll().executeTakeFirstOrThrow()];
-  });
 }

@@ -3,9 +3,10 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { setFlagsFromString } from 'node:v8';
 import type { Database } from './schema.js';
-import { migrations, sqliteMigrations } from './migrations/index.js';
-import { isSqlite } from './dialect.js';
-import { openSqlite } from './sqlite-database.js';
+import type { LedgerStatements } from './statements.js';
+import { PostgresStatements } from './postgres/index.js';
+import { SqliteStatements } from './sqlite/index.js';
+import { openSqlite } from './sqlite/database.js';
 import { sqlState } from './db-errors.js';
 import { DEFAULT_EMBEDDED, lockDataDir, SQLITE_FILE, type EmbeddedDatabase } from './data-dir.js';
 import { dirname, join } from 'node:path';
@@ -39,16 +40,21 @@ const READ_TIMEOUT_GRACE_MS = 2_000;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * One row type for both drivers: BIGINT becomes a JS bigint. pg gets a per-pool type config
- * (the global pg.types stays untouched); PGlite gets a parser on its instance.
+ * Opens the ledger's database and picks its statements, once: PostgreSQL's for a postgres:// URL
+ * and for PGlite (the same SQL), SQLite's for a SQLite file. This is the one place that knows which
+ * database the ledger runs on (statements.ts); nothing else asks.
+ *
+ * One row type for every driver: BIGINT becomes a JS bigint. pg gets a per-pool type config (the
+ * global pg.types stays untouched); PGlite gets a parser on its instance; SQLite: sqlite/database.ts.
  */
-export async function connect(opts: ConnectOptions): Promise<Kysely<Database>> {
+export async function connect(opts: ConnectOptions): Promise<LedgerStatements> {
   const sqlitePath = opts.databaseUrl ? sqlitePathOf(opts.databaseUrl) : undefined;
-  if (sqlitePath !== undefined) return connectSqlite(sqlitePath);
-  if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts);
+  if (sqlitePath !== undefined) return new SqliteStatements(await connectSqlite(sqlitePath));
+  if (opts.databaseUrl) return new PostgresStatements(await connectPostgres(opts.databaseUrl, opts), opts.schema);
   const dataDir = opts.dataDir ?? './data';
-  if ((opts.embedded ?? DEFAULT_EMBEDDED) === 'pglite') return connectPglite(dataDir);
-  return connectSqlite(dataDir.includes('://') ? ':memory:' : join(dataDir, SQLITE_FILE), dataDir.includes('://') ? undefined : dataDir);
+  if ((opts.embedded ?? DEFAULT_EMBEDDED) === 'pglite') return new PostgresStatements(await connectPglite(dataDir));
+  const file = dataDir.includes('://') ? ':memory:' : join(dataDir, SQLITE_FILE);
+  return new SqliteStatements(await connectSqlite(file, dataDir.includes('://') ? undefined : dataDir));
 }
 
 /** The file of a `sqlite:` or `file:` URL (`sqlite::memory:` for an in-memory database); undefined for any other URL. */
@@ -200,12 +206,12 @@ async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
 
 /**
  * Bring the schema up to date. Kysely's Migrator holds an advisory lock, so concurrent starts are safe.
- * With a schema, the migration tables are looked up in it: unqualified, Kysely's existence check
+ * With a schema (PostgreSQL), the migration tables are looked up in it: unqualified, Kysely's existence check
  * matches another schema's tables and then fails on "relation kysely_migration_lock does not exist".
  */
-export async function migrate(db: Kysely<Database>, schema?: string): Promise<string[]> {
-  const provider = { getMigrations: async () => (isSqlite(db) ? sqliteMigrations : migrations) };
-  const migrator = new Migrator({ db, provider, migrationTableSchema: schema });
+export async function migrate(s: LedgerStatements): Promise<string[]> {
+  const provider = { getMigrations: async () => s.migrations };
+  const migrator = new Migrator({ db: s.db, provider, migrationTableSchema: s.migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

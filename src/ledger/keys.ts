@@ -1,11 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
-import type { Database } from './schema.js';
 import type { KeyAuth, KeyRecord } from './types.js';
 import { hashKey, KEY_DISPLAY_CHARS, newApiKey, newKeyId } from './ids.js';
 import { sqlState, FOREIGN_KEY_VIOLATION } from './db-errors.js';
 import { toKeyRecord } from './rows.js';
-import { nowSql } from './dialect.js';
+import type { LedgerStatements } from './statements.js';
 import { BUDGET_PERIODS, budgetsOf, checkBudgets, checkTimeZone, replaceBudgets, type KeyBudget } from './budgets.js';
 
 /** What a key is issued with, or changed to: a null limit is no limit. */
@@ -24,7 +23,7 @@ export interface KeySettings {
 
 /** Issues a key; only its sha256 is stored, so the raw key is returned exactly once. */
 export async function createKey(
-  db: Kysely<Database>,
+  s: LedgerStatements,
   accountId: string,
   settings: KeySettings = {},
 ): Promise<{ key: string; record: KeyRecord }> {
@@ -32,8 +31,8 @@ export async function createKey(
   const budgets = [...(settings.budgets ?? [])].sort((a, b) => BUDGET_PERIODS.indexOf(a.period) - BUDGET_PERIODS.indexOf(b.period));
   checkBudgets(budgets);
   try {
-    return await db.transaction().execute(async (trx) => {
-      if (settings.budgetTimeZone !== undefined) await checkTimeZone(trx, settings.budgetTimeZone);
+    return await s.db.transaction().execute(async (trx) => {
+      if (settings.budgetTimeZone !== undefined) await checkTimeZone(s.on(trx), settings.budgetTimeZone);
       const row = await trx
         .insertInto('api_keys')
         .values({
@@ -61,27 +60,27 @@ export async function createKey(
   }
 }
 
-export async function listKeys(db: Kysely<Database>, accountId?: string): Promise<KeyRecord[]> {
-  let q = db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
+export async function listKeys(s: LedgerStatements, accountId?: string): Promise<KeyRecord[]> {
+  let q = s.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
   if (accountId !== undefined) q = q.where('account_id', '=', accountId);
   const rows = await q.execute();
-  const budgets = await budgetsOf(db, rows.map((r) => r.id));
+  const budgets = await budgetsOf(s.db, rows.map((r) => r.id));
   return rows.map((r) => toKeyRecord(r, budgets.get(r.id) ?? []));
 }
 
 /** Revoking twice keeps the first revocation time. */
-export async function revokeKey(db: Kysely<Database>, keyId: string): Promise<KeyRecord | undefined> {
-  const row = await db
+export async function revokeKey(s: LedgerStatements, keyId: string): Promise<KeyRecord | undefined> {
+  const row = await s.db
     .updateTable('api_keys')
-    .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${nowSql(db)})` })
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${s.now()})` })
     .where('id', '=', keyId)
     .returningAll()
     .executeTakeFirst();
-  return row && withBudgets(db, row);
+  return row && withBudgets(s, row);
 }
 
-async function withBudgets(db: Kysely<Database>, row: Parameters<typeof toKeyRecord>[0]): Promise<KeyRecord> {
-  return toKeyRecord(row, (await budgetsOf(db, [row.id])).get(row.id) ?? []);
+async function withBudgets(s: LedgerStatements, row: Parameters<typeof toKeyRecord>[0]): Promise<KeyRecord> {
+  return toKeyRecord(row, (await budgetsOf(s.db, [row.id])).get(row.id) ?? []);
 }
 
 /**
@@ -89,7 +88,7 @@ async function withBudgets(db: Kysely<Database>, row: Parameters<typeof toKeyRec
  * when unknown. A revoked key is a 409: it stays as it was when it was revoked. Budgets are
  * replaced as a whole; the usage already counted in the current periods stays counted.
  */
-export async function updateKey(db: Kysely<Database>, keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+export async function updateKey(s: LedgerStatements, keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
   const changes = {
     ...(settings.name !== undefined && { name: settings.name }),
     ...(settings.rpmLimit !== undefined && { rpm_limit: settings.rpmLimit }),
@@ -102,8 +101,8 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
   if (budgets) checkBudgets(budgets);
   const changing = Object.keys(changes).length > 0 || budgets !== undefined;
   if (changing) {
-    const row = await db.transaction().execute(async (trx) => {
-      if (settings.budgetTimeZone !== undefined) await checkTimeZone(trx, settings.budgetTimeZone);
+    const row = await s.db.transaction().execute(async (trx) => {
+      if (settings.budgetTimeZone !== undefined) await checkTimeZone(s.on(trx), settings.budgetTimeZone);
       // A no-op SET when only the budgets change: it still locks the row and checks revocation.
       const updated = await trx
         .updateTable('api_keys')
@@ -115,19 +114,19 @@ export async function updateKey(db: Kysely<Database>, keyId: string, settings: K
       if (updated && budgets) await replaceBudgets(trx, keyId, budgets);
       return updated;
     });
-    if (row) return withBudgets(db, row);
+    if (row) return withBudgets(s, row);
   }
-  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  const row = await s.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
   if (row?.revoked_at && changing) throw new GatewayError('conflict', `key "${keyId}" is revoked`, { param: 'key_id' });
-  return row && withBudgets(db, row);
+  return row && withBudgets(s, row);
 }
 
 /** Looks a key up by its hash (see hashKey); undefined when unknown, revoked or expired. */
-export async function authenticate(db: Kysely<Database>, keyHash: string): Promise<KeyAuth | undefined> {
+export async function authenticate(s: LedgerStatements, keyHash: string): Promise<KeyAuth | undefined> {
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
   const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null; expires_at: Date | null }>`/* prepared:authenticate-key */
     SELECT id, account_id, rpm_limit, tpm_limit, allowed_models, expires_at FROM api_keys
-    WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${nowSql(db)})`.execute(db);
+    WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${s.now()})`.execute(s.db);
   const row = rows[0];
   if (!row) return undefined;
   const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };

@@ -7,7 +7,7 @@ import type {
   KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
-import { isSqlite } from './dialect.js';
+import type { LedgerStatements } from './statements.js';
 import { dataDirFromEnv, embeddedFromEnv } from './data-dir.js';
 import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
 import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
@@ -58,17 +58,17 @@ export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Ledg
   return { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath };
 }
 
-/** Connects (PostgreSQL when databaseUrl is set, else PGlite) and runs the migrations. */
+/** Connects (see connect.ts for which database) and runs the migrations. */
 export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
-  const db = await connect(opts);
+  const statements = await connect(opts);
   try {
-    const applied = await migrate(db, opts.databaseUrl && !isSqlite(db) ? opts.schema : undefined);
+    const applied = await migrate(statements);
     if (applied.length > 0) opts.log?.info({ migrations: applied }, 'ledger migrated');
   } catch (e) {
-    await db.destroy();
+    await statements.db.destroy();
     throw e;
   }
-  const ledger = new Ledger(db, opts.log, opts.spoolPath);
+  const ledger = new Ledger(statements, opts.log, opts.spoolPath);
   await ledger.applySpool();
   return ledger;
 }
@@ -111,21 +111,25 @@ export class Ledger {
   private readonly wakeRetries = new Set<() => void>();
   private closing = false;
 
+  /** Exposed for tests and admin tooling; everything else goes through the methods. */
+  readonly db: Kysely<Database>;
+
   constructor(
-    /** Exposed for tests and admin tooling; everything else goes through the methods. */
-    readonly db: Kysely<Database>,
+    /** This database's statements (chosen by connect.ts); exposed for the response store and tests. */
+    readonly statements: LedgerStatements,
     private readonly log?: LedgerLog,
     private readonly spoolPath?: string,
   ) {
+    this.db = statements.db;
     this.keys = new KeyCache({ ttlMs: KEY_CACHE_TTL_MS, maxEntries: 100_000 });
     this.forecast = new HoldForecast({ ttlMs: FORECAST_TTL_MS, maxEntries: 100_000 });
-    this.holds = new GroupCommit((hs) => placeHolds(this.db, hs), {
+    this.holds = new GroupCommit((hs) => placeHolds(this.statements, hs), {
       maxInFlight: HOLD_STATEMENTS_IN_FLIGHT,
       maxBatch: MAX_BATCH,
       // One account's holds share a statement (folded into one update of its row); one request id never does.
       conflictKey: (h) => h.requestId,
     });
-    this.settles = new GroupCommit((ss) => settleMany(this.db, ss), {
+    this.settles = new GroupCommit((ss) => settleMany(this.statements, ss), {
       // Nobody waits on a settle: one statement at a time, lingering a little, collects the most.
       maxInFlight: 1,
       maxBatch: MAX_BATCH,
@@ -190,7 +194,7 @@ export class Ledger {
   }
 
   createAccount(name: string, initialBalance?: bigint): Promise<Account> {
-    return createAccount(this.db, name, initialBalance);
+    return createAccount(this.statements, name, initialBalance);
   }
   /** Reads wait for submitted settles first, so a caller reads its own completed requests. */
   async getAccount(id: string): Promise<Account | undefined> {
@@ -203,18 +207,18 @@ export class Ledger {
     return listAccounts(this.db, limit, beforeId);
   }
   createKey(accountId: string, settings?: KeySettings): Promise<{ key: string; record: KeyRecord }> {
-    return createKey(this.db, accountId, settings);
+    return createKey(this.statements, accountId, settings);
   }
   listKeys(accountId?: string): Promise<KeyRecord[]> {
-    return listKeys(this.db, accountId);
+    return listKeys(this.statements, accountId);
   }
   async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
-    const record = await revokeKey(this.db, keyId);
+    const record = await revokeKey(this.statements, keyId);
     this.keyChanged(keyId);
     return record;
   }
   async updateKey(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
-    const record = await updateKey(this.db, keyId, settings);
+    const record = await updateKey(this.statements, keyId, settings);
     this.keyChanged(keyId);
     return record;
   }
@@ -242,13 +246,13 @@ export class Ledger {
     // Expiry is checked at every use: a cached key past its time is refused as a revoked one is.
     if (cached) return cached.expiresAt !== undefined && cached.expiresAt <= Date.now() ? undefined : cached;
     const version = this.keys.version();
-    const auth = await authenticate(this.db, hash);
+    const auth = await authenticate(this.statements, hash);
     if (auth) this.keys.set(hash, auth, version);
     return auth;
   }
 
   credit(accountId: string, amount: bigint, reason: string): Promise<JournalEntry> {
-    return credit(this.db, accountId, amount, reason);
+    return credit(this.statements, accountId, amount, reason);
   }
   /**
    * True when, as far as this instance knows, the account can afford a hold of `amount` now. A
@@ -336,13 +340,13 @@ export class Ledger {
     return result;
   }
   extendHold(requestId: string, ttlMs: number): Promise<boolean> {
-    return extendHold(this.db, requestId, ttlMs);
+    return extendHold(this.statements, requestId, ttlMs);
   }
   release(requestId: string, record?: UsageRecordInput): Promise<boolean> {
-    return release(this.db, requestId, record);
+    return release(this.statements, requestId, record);
   }
   reapExpired(now?: Date): Promise<number> {
-    return reapExpired(this.db, now);
+    return reapExpired(this.statements, now);
   }
 
   async ledgerEntries(accountId: string, limit?: number, beforeId?: bigint): Promise<JournalEntry[]> {
@@ -356,12 +360,12 @@ export class Ledger {
   /** A key's budgets in their current periods; reads wait for submitted settles first. */
   async budgetStatus(keyId: string): Promise<BudgetStatus[]> {
     await this.settled();
-    return budgetStatus(this.db, keyId);
+    return budgetStatus(this.statements, keyId);
   }
   /** Usage summed by group over a time range; reads wait for submitted settles first. */
   async spendSummary(q: SpendQuery): Promise<SpendGroup[]> {
     await this.settled();
-    return spendSummary(this.db, q);
+    return spendSummary(this.statements, q);
   }
   async balanceCheck(): Promise<{ ok: boolean; problems: string[] }> {
     await this.settled();

@@ -1,62 +1,36 @@
-import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
-import type { Database } from './schema.js';
 import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
+import type { HoldOutcome, LedgerStatements } from './statements.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
-import { budgetCheck, budgetCheckSqlite, budgetExceeded, budgetTake, budgetTakeSqlite, isBudgetViolation } from './budgets.js';
-import { isSqlite, sqliteTransaction } from './dialect.js';
+import { budgetExceeded, isBudgetViolation } from './budgets.js';
 
 /**
- * Reserves each request's amount, in one statement for the whole batch. Holds of one account are
- * folded into one update of its row: the statement locks the batch's accounts (in id order, so
- * batches running at once never deadlock) and reads their available balance as it stands then;
- * each hold whose request id is new and whose key (when given) is live and belongs to the account
- * is a candidate, and the candidates of an account are admitted in batch order while their running
- * sum fits that balance. The account's `held` then rises once, by the admitted sum, re-checked on
- * the row (`balance - held >= sum`), and the admitted holds are inserted (id = request id, so a
- * retry cannot hold twice). A busy account thus costs one row update per statement, not one per
- * request, and its requests never queue behind each other's row lock. A placed hold is answered
- * with the account's available balance right after it (for the ledger's HoldForecast).
- *
- * Every table is reached through `id = ANY (ARRAY(...))`, an index lookup whatever the plan: the
- * statement is prepared, and a generic plan that guessed 100 rows from jsonb_to_recordset would
- * otherwise hash-join against a sequential scan of `holds`, a cost that grows with every request.
- *
- * The statement commits without waiting for its WAL to reach the disk (`synchronous_commit` off
- * for this transaction only), which takes the flush, the slowest part of the statement at low
- * load, off every request's path. Exactness is unchanged: the hold is visible to every other
- * transaction the moment it commits. Durability is deferred, not weakened where it matters: the
- * request's settle commits synchronously, and its flush carries the hold's earlier WAL with it.
- * A database crash can only lose the holds of requests still running, which then settle as "no
- * pending hold" and are not charged, as when the settle itself fails (DECISIONS.md).
- *
- * A hold alone in its statement (every hold at low load) runs `placeOne`, the same checks on one
- * row reached by its keys, without the JSON rows and the joins between them, which is most of the
- * latency a hold adds at one connection.
+ * Reserves each request's amount, in one statement (one transaction on SQLite) for the whole
+ * batch. The rule: a hold is admitted when its request id is new (id = request id, so a retry
+ * cannot hold twice), its key (when given) is live, unexpired and belongs to the account, it fits
+ * each budget of its key (budgets.ts), and the account's available balance (`balance - held`)
+ * covers it, after the holds of the same account before it in the batch, re-checked on the
+ * account's row as it is written. A placed hold is answered with the account's available balance
+ * right after it (for the ledger's HoldForecast). How each database runs it: postgres/place-holds.ts
+ * and sqlite/place-holds.ts.
  *
  * The key check is what lets the HTTP layer cache verified keys: a key revoked (or expired) after
  * it was cached can no longer move money, on any instance, from the moment its revocation commits.
- *
- * Key budgets (budgets.ts) ride in the same statement: a hold is a candidate only if it fits each
- * budget of its key (`bud`: the period's usage row plus the running sum of the key's earlier
- * holds in the batch), and the placed holds are added to those usage rows (`budget_take`), whose
- * CHECK refuses, atomically, a hold that a concurrent statement left no room for.
  */
-export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Promise<Array<bigint | Error>> {
+export async function placeHolds(s: LedgerStatements, holds: HoldRequest[]): Promise<Array<bigint | Error>> {
   const results: Array<bigint | Error | undefined> = holds.map(validate);
   const valid = holds.flatMap((h, ord) => (results[ord] ? [] : [{ ord, h }]));
   if (valid.length === 0) return results as Error[];
   let outcome: HoldOutcome[];
   try {
-    if (isSqlite(db)) outcome = await placeSqlite(db, valid);
-    else outcome = valid.length === 1 ? await placeOne(db, valid[0].ord, valid[0].h) : await placeMany(db, valid);
+    outcome = await s.placeHolds(valid);
   } catch (e) {
     // Two concurrent holds with one id: the unique key rejects the second, atomically. In a batch
     // the group commit then runs each hold alone, so only the duplicate gets this answer.
     if (sqlState(e) === UNIQUE_VIOLATION && valid.length === 1) return [conflict(valid[0].h.requestId, e)];
     // A concurrent hold took the budget room this one's snapshot saw: the usage row's CHECK refused it.
-    if (isBudgetViolation(e) && valid.length === 1 && valid[0].h.keyId) return [await budgetExceeded(db, valid[0].h.keyId, valid[0].h.amount)];
+    if (isBudgetViolation(e) && valid.length === 1 && valid[0].h.keyId) return [await budgetExceeded(s, valid[0].h.keyId, valid[0].h.amount)];
     throw e;
   }
   for (const row of outcome) {
@@ -64,157 +38,10 @@ export async function placeHolds(db: Kysely<Database>, holds: HoldRequest[]): Pr
     if (row.placed) results[row.ord] = row.available!;
     else if (row.duplicate) results[row.ord] = conflict(h.requestId);
     else if (!row.key_ok) results[row.ord] = new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
-    else if (!row.budget_ok && h.keyId) results[row.ord] = await overBudget(db, h, h.keyId, valid.length > 1);
-    else results[row.ord] = await insufficient(db, h, valid.length > 1);
+    else if (!row.budget_ok && h.keyId) results[row.ord] = await overBudget(s, h, h.keyId, valid.length > 1);
+    else results[row.ord] = await insufficient(s, h, valid.length > 1);
   }
   return results as Array<bigint | Error>;
-}
-
-/**
- * The batch: one row per hold, from JSON, joined against the accounts, keys and holds it touches.
- * `adm` is where an admission rule per row of another table would join (a per-key budget, say:
- * its own running sum per key, and an update of the key row beside `a`).
- */
-async function placeMany(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
-  const rows = JSON.stringify(
-    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
-  );
-  const result = await sql<HoldOutcome>`/* prepared:place-holds */
-    WITH r AS (
-      SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
-        AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
-    ), lk AS (
-      -- FOR UPDATE reads each account as its last committed writer left it, and holds it until commit.
-      SELECT id, balance - held AS available FROM accounts
-      WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
-    ), dup AS (
-      SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
-    ), live_keys AS (
-      SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND revoked_at IS NULL
-        AND (expires_at IS NULL OR expires_at > now())
-    ), checked AS (
-      SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
-        (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
-      FROM r
-    ), bud AS (${budgetCheck(sql`SELECT id, key_id, amount, ord FROM checked WHERE NOT duplicate AND key_ok`)}
-    ), cand AS (
-      SELECT c.*, (sum(c.amount) OVER (PARTITION BY c.account_id ORDER BY c.ord ROWS UNBOUNDED PRECEDING))::bigint AS running
-      FROM checked c WHERE NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.hold_id = c.id AND bud.over)
-    ), adm AS (
-      SELECT cand.*, lk.available - cand.running AS available
-      FROM cand JOIN lk ON lk.id = cand.account_id
-      WHERE cand.running <= lk.available
-    ), per AS (
-      SELECT account_id, sum(amount)::bigint AS amount FROM adm GROUP BY account_id
-    ), a AS (
-      UPDATE accounts SET held = accounts.held + per.amount
-      FROM per
-      WHERE accounts.id = ANY (ARRAY(SELECT account_id FROM r)) AND accounts.id = per.account_id
-        AND accounts.balance - accounts.held >= per.amount
-      RETURNING accounts.id
-    ), ins AS (
-      INSERT INTO holds (id, account_id, amount, expires_at)
-      SELECT adm.id, adm.account_id, adm.amount, now() + make_interval(secs => adm.ttl_ms / 1000)
-      FROM adm JOIN a ON a.id = adm.account_id
-      RETURNING id
-    ), ${budgetTake('bud', 'ins')}
-    SELECT c.ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok,
-      NOT EXISTS (SELECT 1 FROM bud WHERE bud.hold_id = c.id AND bud.over) AS budget_ok, adm.available
-    FROM checked c LEFT JOIN ins ON ins.id = c.id LEFT JOIN adm ON adm.id = ins.id
-      CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
-  return result.rows;
-}
-
-/**
- * One hold: the same checks and answer as `placeMany`, each table reached by its primary key. The
- * UPDATE re-checks the balance on the row it locks, so concurrent holds stay exact. Unlike the
- * batch, which locks its accounts first, a hold that the committed balance cannot cover is refused
- * without waiting for a transaction that has the account's row locked: PostgreSQL tests the
- * condition before it takes the lock. A hold that the balance covers waits for the lock, and is
- * tested again on the row as that transaction left it.
- */
-async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Promise<HoldOutcome[]> {
-  const amount = h.amount.toString();
-  const keyId = h.keyId ?? null;
-  const { rows } = await sql<HoldOutcome>`/* prepared:place-hold-one */
-    WITH checked AS (
-      SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
-        (${keyId}::text IS NULL OR EXISTS (
-          SELECT 1 FROM api_keys WHERE id = ${keyId}::text AND account_id = ${h.accountId} AND revoked_at IS NULL
-            AND (expires_at IS NULL OR expires_at > now())
-        )) AS key_ok
-    ), bud AS (${budgetCheck(sql`SELECT ${h.requestId}::text AS id, ${keyId}::text AS key_id, ${amount}::bigint AS amount, 0 AS ord`)}
-    ), a AS (
-      UPDATE accounts SET held = accounts.held + ${amount}::bigint
-      FROM checked c
-      WHERE accounts.id = ${h.accountId} AND NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.over)
-        AND accounts.balance - accounts.held >= ${amount}::bigint
-      RETURNING accounts.balance - accounts.held AS available
-    ), ins AS (
-      INSERT INTO holds (id, account_id, amount, expires_at)
-      SELECT ${h.requestId}, ${h.accountId}, ${amount}::bigint, now() + make_interval(secs => ${h.ttlMs}::float8 / 1000)
-      FROM a
-      RETURNING id
-    ), ${budgetTake('bud', 'ins')}
-    SELECT ${ord}::int AS ord, ins.id IS NOT NULL AS placed, c.duplicate, c.key_ok,
-      NOT EXISTS (SELECT 1 FROM bud WHERE bud.over) AS budget_ok, a.available
-    FROM checked c LEFT JOIN a ON true LEFT JOIN ins ON true
-      CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush`.execute(db);
-  return rows;
-}
-
-/**
- * The batch on SQLite: one transaction, which holds the database's write lock from its BEGIN, so
- * what it reads stays true until it commits. The holds are taken in batch order, each with the
- * same checks as on PostgreSQL (new request id, live key of the account, room in each budget,
- * available balance re-checked by the UPDATE itself); an account's holds in the batch are admitted
- * while they fit, one update of its row each. The row lock that folding avoids on PostgreSQL does
- * not exist here: the transaction is the only writer.
- */
-async function placeSqlite(db: Kysely<Database>, valid: Array<{ ord: number; h: HoldRequest }>): Promise<HoldOutcome[]> {
-  return sqliteTransaction(db, async (trx) => {
-    const now = Date.now();
-    const out: HoldOutcome[] = [];
-    for (const { ord, h } of valid) {
-      const keyId = h.keyId ?? null;
-      const { rows: [c] } = await sql<{ duplicate: bigint; key_ok: bigint }>`
-        SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
-          (${keyId} IS NULL OR EXISTS (
-            SELECT 1 FROM api_keys WHERE id = ${keyId} AND account_id = ${h.accountId} AND revoked_at IS NULL
-              AND (expires_at IS NULL OR expires_at > ${now})
-          )) AS key_ok`.execute(trx);
-      const row: HoldOutcome = { ord, placed: false, duplicate: c.duplicate === 1n, key_ok: c.key_ok === 1n, budget_ok: true, available: null };
-      out.push(row);
-      if (row.duplicate || !row.key_ok) continue;
-      const budgets = keyId === null ? undefined : await budgetCheckSqlite(trx, keyId, h.amount, now);
-      if (budgets?.over) {
-        row.budget_ok = false;
-        continue;
-      }
-      const { rows: [a] } = await sql<{ available: bigint }>`
-        UPDATE accounts SET held = held + ${h.amount} WHERE id = ${h.accountId} AND balance - held >= ${h.amount}
-        RETURNING balance - held AS available`.execute(trx);
-      if (!a) continue;
-      await sql`
-        INSERT INTO holds (id, account_id, amount, created_at, expires_at)
-        VALUES (${h.requestId}, ${h.accountId}, ${h.amount}, ${now}, ${now + Math.ceil(h.ttlMs)})`.execute(trx);
-      if (budgets && keyId !== null) await budgetTakeSqlite(trx, h.requestId, keyId, budgets.take, h.amount);
-      row.placed = true;
-      row.available = a.available;
-    }
-    return out;
-  });
-}
-
-interface HoldOutcome {
-  ord: number;
-  placed: boolean;
-  duplicate: boolean;
-  key_ok: boolean;
-  /** False when a budget of the key has no room for the hold (as the statement saw it). */
-  budget_ok: boolean;
-  /** The account's available balance right after this hold (placed holds only). */
-  available: bigint | null;
 }
 
 function validate(h: HoldRequest): Error | undefined {
@@ -232,10 +59,10 @@ function conflict(requestId: string, cause?: unknown): GatewayError {
  * room now: the batch counts every earlier candidate of the key against it, including holds that
  * the balance then refused.
  */
-async function overBudget(db: Kysely<Database>, h: HoldRequest, keyId: string, fromBatch: boolean): Promise<bigint | Error> {
-  const refusal = await budgetExceeded(db, keyId, h.amount);
+async function overBudget(s: LedgerStatements, h: HoldRequest, keyId: string, fromBatch: boolean): Promise<bigint | Error> {
+  const refusal = await budgetExceeded(s, keyId, h.amount);
   if (fromBatch && refusal.details?.budget === undefined) return refusal;
-  if (fromBatch && (refusal.details!.budget as { remaining: number }).remaining >= Number(h.amount)) return (await placeHolds(db, [h]))[0];
+  if (fromBatch && (refusal.details!.budget as { remaining: number }).remaining >= Number(h.amount)) return (await placeHolds(s, [h]))[0];
   return refusal;
 }
 
@@ -246,8 +73,8 @@ async function overBudget(db: Kysely<Database>, h: HoldRequest, keyId: string, f
  * that did not fit is refused there although the balance covers it (and a settle may have returned
  * money since).
  */
-async function insufficient(db: Kysely<Database>, h: HoldRequest, fromBatch: boolean): Promise<bigint | Error> {
-  const row = await db
+async function insufficient(s: LedgerStatements, h: HoldRequest, fromBatch: boolean): Promise<bigint | Error> {
+  const row = await s.db
     .selectFrom('accounts')
     .select(['balance', 'held'])
     .where('id', '=', h.accountId)
@@ -255,7 +82,7 @@ async function insufficient(db: Kysely<Database>, h: HoldRequest, fromBatch: boo
   if (!row) return new GatewayError('not_found', `account ${h.accountId} not found`);
   const available = row.balance - row.held;
   if (fromBatch && available >= h.amount) {
-    const [again] = await placeHolds(db, [h]);
+    const [again] = await placeHolds(s, [h]);
     return again;
   }
   return new GatewayError(

@@ -1,7 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { toJson } from './json.js';
-import { isSqlite } from './dialect.js';
+import type { LedgerStatements } from './statements.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,11 +31,15 @@ const PURGE_EVERY_MS = 10 * 60_000;
 export class ResponseStore {
   private lastPurge = 0;
 
+  private readonly db: Kysely<Database>;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly statements: LedgerStatements,
     readonly retentionMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = statements.db;
+  }
 
   /** Stores a finished response with the items it was given; `ownItems` (its new input) and its output become referable. */
   async store(accountId: string, response: Json & { id: string }, inputItems: Json[], ownItems: Json[]): Promise<void> {
@@ -44,36 +47,7 @@ export class ResponseStore {
     const expires = new Date(this.now() + this.retentionMs);
     const output = Array.isArray(response.output) ? (response.output as Json[]) : [];
     const items = [...ownItems, ...output].filter((i) => typeof i.id === 'string').map((i) => ({ item_id: i.id as string, item: i }));
-    if (isSqlite(this.db)) return this.storeSqlite(accountId, response, inputItems, items, expires);
-    await this.db.transaction().execute(async (tx) => {
-      await sql`
-        INSERT INTO stored_responses (id, account_id, response, input_items, expires_at)
-        VALUES (${response.id}, ${accountId}, ${toJson(response)}::jsonb, ${toJson(inputItems)}::jsonb, ${expires})
-        ON CONFLICT (id) DO NOTHING`.execute(tx);
-      if (items.length === 0) return;
-      await sql`
-        INSERT INTO stored_response_items (account_id, item_id, response_id, item)
-        SELECT ${accountId}, x.item_id, ${response.id}, x.item
-        FROM jsonb_to_recordset(${toJson(items)}::jsonb) AS x(item_id text, item jsonb)
-        ON CONFLICT DO NOTHING`.execute(tx);
-    });
-  }
-
-  /** store's statements on SQLite, where JSON is text and the items are unpacked by json_each. */
-  private async storeSqlite(accountId: string, response: Json & { id: string }, inputItems: Json[], items: Array<{ item_id: string; item: Json }>, expires: Date): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      await sql`
-        INSERT INTO stored_responses (id, account_id, response, input_items, expires_at)
-        VALUES (${response.id}, ${accountId}, ${toJson(response)}, ${toJson(inputItems)}, ${expires})
-        ON CONFLICT (id) DO NOTHING`.execute(tx);
-      if (items.length === 0) return;
-      // WHERE true: SQLite would read the ON of ON CONFLICT as a join's.
-      await sql`
-        INSERT INTO stored_response_items (account_id, item_id, response_id, item)
-        SELECT ${accountId}, x.value ->> '$.item_id', ${response.id}, x.value -> '$.item'
-        FROM json_each(${toJson(items)}) AS x WHERE true
-        ON CONFLICT DO NOTHING`.execute(tx);
-    });
+    await this.statements.storeResponse({ id: response.id, accountId, response, inputItems, items, expiresAt: expires });
   }
 
   async get(accountId: string, id: string): Promise<StoredResponse | undefined> {

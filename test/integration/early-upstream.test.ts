@@ -145,7 +145,7 @@ describe.each(dbTargets)('upstream call started while the hold commits ($name)',
       refused = chat(key);
       await waitFor(async () => fake.requests[1], 15_000, 'the early upstream call');
       const { balance } = (await getAccount(trx, accountId))!;
-      await credit(trx, accountId, 1n - balance, 'spent elsewhere');
+      await credit(gw.ledger.statements.on(trx), accountId, 1n - balance, 'spent elsewhere');
     });
     const answer = await refused;
     expect(answer.status).toBe(402);

@@ -162,7 +162,7 @@ describe('stored Responses', () => {
 
   it('a stored response expires after the retention: not found, not referable, and purged by a later store', async () => {
     let now = Date.now();
-    const store = new ResponseStore(gw.ledger.db, 60_000, () => now);
+    const store = new ResponseStore(gw.ledger.statements, 60_000, () => now);
     const item = { type: 'message', id: 'msg_ret_0', role: 'assistant', content: [] };
     await store.store(gw.accountId, { id: 'resp_retention_1', output: [item] }, [], []);
     expect((await store.get(gw.accountId, 'resp_retention_1'))?.response).toMatchObject({ id: 'resp_retention_1' });

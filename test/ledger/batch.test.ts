@@ -65,7 +65,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
 
   it('one hold statement: every case answered for itself', async () => {
     const { cases, expectHeld } = await holdCases();
-    const results = await placeHolds(ledger.db, cases.map(([h]) => h));
+    const results = await placeHolds(ledger.statements, cases.map(([h]) => h));
     expect(results.map(kindOf)).toEqual(cases.map(([, kind]) => kind));
     await expectHeld();
   });
@@ -73,13 +73,13 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
   it('a hold alone in its statement (the single-row form) gets the same answers, at whatever index it stands', async () => {
     const { cases, expectHeld } = await holdCases();
     for (const [hold, kind] of cases) {
-      const [alone] = await placeHolds(ledger.db, [hold]);
+      const [alone] = await placeHolds(ledger.statements, [hold]);
       expect(kindOf(alone), hold.requestId).toBe(kind);
     }
     // Behind an invalid hold the lone valid one is at index 1: its answer lands there.
     const zero = cases.find(([, kind]) => kind === 'invalid_request')![0];
     const poor = cases.find(([, kind]) => kind === 'insufficient_balance')![0];
-    expect((await placeHolds(ledger.db, [zero, { ...poor, requestId: rid('poor') }])).map(kindOf)).toEqual(['invalid_request', 'insufficient_balance']);
+    expect((await placeHolds(ledger.statements, [zero, { ...poor, requestId: rid('poor') }])).map(kindOf)).toEqual(['invalid_request', 'insufficient_balance']);
     await expectHeld();
   });
 
@@ -89,7 +89,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     const { record: revoked } = await ledger.createKey(team.id);
     await ledger.revokeKey(revoked.id);
     const hold = (amount: bigint, accountId = team.id, keyId?: string): HoldRequest => ({ requestId: rid('team'), accountId, keyId, amount, ttlMs: 60_000 });
-    const results = await placeHolds(ledger.db, [
+    const results = await placeHolds(ledger.statements, [
       hold(900n, team.id, revoked.id), // refused for its key: takes nothing from the others' room
       hold(300n),
       hold(400n),
@@ -115,10 +115,10 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     await ledger.db.connection().execute(async (conn) => {
       const setting = async () => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(conn)).rows[0].synchronous_commit;
       const before = await setting();
-      expect(await placeHolds(conn, [{ requestId: rid('sync'), accountId: a.id, amount: 10n, ttlMs: 60_000 }])).toEqual([990n]);
+      expect(await placeHolds(ledger.statements.on(conn), [{ requestId: rid('sync'), accountId: a.id, amount: 10n, ttlMs: 60_000 }])).toEqual([990n]);
       expect(await setting()).toBe(before);
       const two = [a, b].map((acct) => ({ requestId: rid('sync'), accountId: acct.id, amount: 10n, ttlMs: 60_000 }));
-      expect(await placeHolds(conn, two)).toEqual([980n, 990n]);
+      expect(await placeHolds(ledger.statements.on(conn), two)).toEqual([980n, 990n]);
       expect(await setting()).toBe(before);
     });
   });
@@ -133,7 +133,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
       { requestId: rid('b1'), accountId: b.id, amount: 300n },
     ];
     for (const h of holds) await ledger.placeHold({ ...h, ttlMs: 60_000 });
-    const results = await settleMany(ledger.db, [
+    const results = await settleMany(ledger.statements, [
       { requestId: holds[0].requestId, charges: [charge(30n), charge(20n)], record },
       { requestId: holds[1].requestId, charges: [charge(150n), charge(100n)], record }, // 250 > hold 200: capped
       { requestId: holds[2].requestId, charges: [], record: { ...record, status: 'error' } },
@@ -159,7 +159,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     const { rows } = await sql<{ n: bigint }>`SELECT count(*) AS n FROM usage_records WHERE account_id IN (${a.id}, ${b.id})`.execute(ledger.db);
     expect(rows[0].n).toBe(4n);
     // Settling again answers what the first settle captured, and changes nothing.
-    const again = await settleMany(ledger.db, [{ requestId: holds[1].requestId, charges: [charge(1n)], record }]);
+    const again = await settleMany(ledger.statements, [{ requestId: holds[1].requestId, charges: [charge(1n)], record }]);
     expect(again).toEqual([{ captured: 200n, settled: false }]);
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });

@@ -1,0 +1,105 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../schema.js';
+import type { BudgetUsageRow } from '../statements.js';
+
+/*
+ * The budget fragments the PostgreSQL statements share (see budgets.ts for the rule). Each takes
+ * rows of holds (`id`, `key_id`, `amount`, `ord`) and reaches the budget tables by primary key.
+ */
+
+/** The usage row of a lifetime budget starts here (a timestamp every clock is past). */
+const LIFETIME_START = sql<Date>`'-infinity'::timestamptz`;
+
+/** The start of the period `at` falls in, for the period and time zone given as SQL expressions. */
+function periodStart(period: string, tz: string, at: RawBuilder<unknown>): RawBuilder<Date> {
+  const p = sql.ref(period);
+  const z = sql.ref(tz);
+  return sql<Date>`CASE ${p} WHEN 'lifetime' THEN ${LIFETIME_START} ELSE date_trunc(${p}, ${at} AT TIME ZONE ${z}) AT TIME ZONE ${z} END`;
+}
+
+/** The start of the period after the one `at` falls in (NULL for lifetime). */
+function periodEnd(period: string, tz: string, at: RawBuilder<unknown>): RawBuilder<Date | null> {
+  const p = sql.ref(period);
+  const z = sql.ref(tz);
+  return sql<Date | null>`CASE ${p} WHEN 'lifetime' THEN NULL
+    ELSE (date_trunc(${p}, ${at} AT TIME ZONE ${z}) + ('1 ' || ${p})::interval) AT TIME ZONE ${z} END`;
+}
+
+/** Throws when PostgreSQL does not know the time zone (it decides where periods begin). */
+export async function checkTimeZone(db: Kysely<Database>, tz: string): Promise<void> {
+  await sql`SELECT now() AT TIME ZONE ${tz}`.execute(db);
+}
+
+/** A key's budgets with the usage of their periods at `at` (default the database's now). */
+export async function budgetUsage(db: Kysely<Database>, keyId: string, at?: Date): Promise<BudgetUsageRow[]> {
+  const now = at ? sql`${at}::timestamptz` : sql`now()`;
+  const { rows } = await sql<BudgetUsageRow>`
+    SELECT b.period, b.limit_amount, u.spent, u.held, ${periodEnd('b.period', 'k.budget_time_zone', now)} AS resets_at
+    FROM key_budgets b JOIN api_keys k ON k.id = b.key_id
+      LEFT JOIN budget_usage u ON u.key_id = b.key_id AND u.period = b.period
+        AND u.period_start = ${periodStart('b.period', 'k.budget_time_zone', now)}
+    WHERE b.key_id = ${keyId}`.execute(db);
+  return rows;
+}
+
+/**
+ * The budgets each hold would take, one row per (hold, budget): the period it starts in and
+ * whether it fits (`over`) as this statement's snapshot sees it, after the key's holds before it
+ * in the batch (`ord`). A concurrent hold that commits first is caught by the usage row's CHECK
+ * instead, when the hold writes it.
+ */
+export function budgetCheck(holds: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    SELECT s.id AS hold_id, b.key_id, b.period, b.limit_amount, s.amount, p.period_start,
+      coalesce(u.spent, 0) + coalesce(u.held, 0)
+        + sum(s.amount) OVER (PARTITION BY b.key_id, b.period ORDER BY s.ord ROWS UNBOUNDED PRECEDING) > b.limit_amount AS over
+    FROM (${holds}) s
+      JOIN key_budgets b ON b.key_id = s.key_id
+      JOIN api_keys k ON k.id = b.key_id
+      CROSS JOIN LATERAL (SELECT ${periodStart('b.period', 'k.budget_time_zone', sql`now()`)} AS period_start) p
+      LEFT JOIN budget_usage u ON u.key_id = b.key_id AND u.period = b.period AND u.period_start = p.period_start`;
+}
+
+/**
+ * Adds the placed holds (`placed`: rows with `id`) to `held` of their budgets' usage rows (created
+ * on a period's first hold) and records which rows each took. `bud` is budgetCheck's CTE. Two CTEs:
+ * splice after the hold's INSERT.
+ */
+export function budgetTake(bud: string, placed: string): RawBuilder<unknown> {
+  const b = sql.table(bud);
+  const p = sql.table(placed);
+  return sql`budget_take AS (
+      INSERT INTO budget_usage (key_id, period, period_start, limit_amount, held)
+      SELECT x.key_id, x.period, x.period_start, max(x.limit_amount), sum(x.amount)
+      FROM ${b} x JOIN ${p} ON ${p}.id = x.hold_id
+      GROUP BY x.key_id, x.period, x.period_start
+      ON CONFLICT (key_id, period, period_start)
+        DO UPDATE SET held = budget_usage.held + excluded.held, limit_amount = excluded.limit_amount
+      RETURNING 1
+    ), budget_hold_rows AS (
+      INSERT INTO budget_holds (hold_id, key_id, period, period_start)
+      SELECT x.hold_id, x.key_id, x.period, x.period_start FROM ${b} x JOIN ${p} ON ${p}.id = x.hold_id
+      RETURNING 1
+    )`;
+}
+
+/**
+ * Returns resolved holds to their budgets: `resolved` is a CTE of holds with `id`, `amount`
+ * (what leaves `held`: 0 for one that had already expired) and `captured` (what becomes `spent`).
+ * A capture after expiry is not covered by a hold any more: it counts up to the limit, no further
+ * (the account is charged in full). One CTE named budget_return.
+ */
+export function budgetReturn(resolved: string): RawBuilder<unknown> {
+  const r = sql.table(resolved);
+  return sql`budget_return AS (
+      UPDATE budget_usage u
+      SET held = u.held - g.amount, spent = LEAST(u.spent + g.captured, u.limit_amount - (u.held - g.amount))
+      FROM (
+        SELECT bh.key_id, bh.period, bh.period_start, sum(x.amount) AS amount, sum(x.captured) AS captured
+        FROM ${r} x JOIN budget_holds bh ON bh.hold_id = x.id
+        GROUP BY bh.key_id, bh.period, bh.period_start
+      ) g
+      WHERE u.key_id = g.key_id AND u.period = g.period AND u.period_start = g.period_start
+      RETURNING 1
+    )`;
+}

@@ -1,0 +1,48 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { HoldCandidate, HoldOutcome } from '../statements.js';
+import { inTransaction } from './transaction.js';
+import { budgetCheck, budgetTake } from './budgets.js';
+
+/**
+ * The batch on SQLite: one transaction, which holds the database's write lock from its BEGIN, so
+ * what it reads stays true until it commits. The holds are taken in batch order, each with the
+ * same checks as on PostgreSQL (new request id, live key of the account, room in each budget,
+ * available balance re-checked by the UPDATE itself); an account's holds in the batch are admitted
+ * while they fit, one update of its row each. The row lock that folding avoids on PostgreSQL does
+ * not exist here: the transaction is the only writer.
+ */
+export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): Promise<HoldOutcome[]> {
+  return inTransaction(db, async (trx) => {
+    const now = Date.now();
+    const out: HoldOutcome[] = [];
+    for (const { ord, h } of valid) {
+      const keyId = h.keyId ?? null;
+      const { rows: [c] } = await sql<{ duplicate: bigint; key_ok: bigint }>`
+        SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
+          (${keyId} IS NULL OR EXISTS (
+            SELECT 1 FROM api_keys WHERE id = ${keyId} AND account_id = ${h.accountId} AND revoked_at IS NULL
+              AND (expires_at IS NULL OR expires_at > ${now})
+          )) AS key_ok`.execute(trx);
+      const row: HoldOutcome = { ord, placed: false, duplicate: c.duplicate === 1n, key_ok: c.key_ok === 1n, budget_ok: true, available: null };
+      out.push(row);
+      if (row.duplicate || !row.key_ok) continue;
+      const budgets = keyId === null ? undefined : await budgetCheck(trx, keyId, h.amount, now);
+      if (budgets?.over) {
+        row.budget_ok = false;
+        continue;
+      }
+      const { rows: [a] } = await sql<{ available: bigint }>`
+        UPDATE accounts SET held = held + ${h.amount} WHERE id = ${h.accountId} AND balance - held >= ${h.amount}
+        RETURNING balance - held AS available`.execute(trx);
+      if (!a) continue;
+      await sql`
+        INSERT INTO holds (id, account_id, amount, created_at, expires_at)
+        VALUES (${h.requestId}, ${h.accountId}, ${h.amount}, ${now}, ${now + Math.ceil(h.ttlMs)})`.execute(trx);
+      if (budgets && keyId !== null) await budgetTake(trx, h.requestId, keyId, budgets.take, h.amount);
+      row.placed = true;
+      row.available = a.available;
+    }
+    return out;
+  });
+}

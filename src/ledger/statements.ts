@@ -1,0 +1,114 @@
+import type { Kysely, Migration, RawBuilder } from 'kysely';
+import type { AccountRow, BudgetPeriod, Database, JournalRow } from './schema.js';
+import type { HoldRequest, SettleRequest, UsageRecordInput } from './types.js';
+
+/**
+ * The ledger's statements, one implementation per database: `postgres/` (PostgreSQL and PGlite,
+ * which speak the same SQL) and `sqlite/` (the embedded SQLite file). The connection (connect.ts)
+ * picks the implementation once, as Kysely picks a dialect when it is built; the operation modules
+ * (place-hold.ts, settle.ts, ...) hold the rules around each statement (validation, the answer, the
+ * error) and never ask which database they run on. `make lint` refuses a dialect check anywhere else.
+ *
+ * Each method is one operation's writes, atomic: one SQL statement on PostgreSQL, one transaction
+ * on SQLite (which has no UPDATE in a CTE, no FOR UPDATE and no time zones).
+ */
+export interface LedgerStatements {
+  /** The connection (or transaction) these statements run on. */
+  readonly db: Kysely<Database>;
+  /** The same statements on another connection or transaction of the same database. */
+  on(db: Kysely<Database>): LedgerStatements;
+  /** The schema history that brings this database up to date (each database keeps its own). */
+  readonly migrations: Record<string, Migration>;
+  /** PostgreSQL only: the schema whose migration tables the migrator reads. */
+  readonly migrationTableSchema?: string;
+
+  /** The statement's clock, as SQL: the database's on PostgreSQL, this process's (the database's too) on SQLite. */
+  now(): RawBuilder<Date>;
+
+  /** Inserts the account and journals a non-zero opening balance as a credit. */
+  createAccount(id: string, name: string, initialBalance: bigint): Promise<AccountRow>;
+  /** Adds `amount` if the balance stays within [held, max]; the journal line, or undefined when refused. */
+  credit(accountId: string, amount: bigint, reason: string, max: bigint): Promise<JournalRow | undefined>;
+
+  /** Admits the holds (see place-hold.ts for the rule); one outcome per candidate. */
+  placeHolds(holds: HoldCandidate[]): Promise<HoldOutcome[]>;
+  /** Pushes a pending hold's expiry to `ttlMs` from now; false when it is no longer pending. */
+  extendHold(requestId: string, ttlMs: number): Promise<boolean>;
+  /** Captures each request's charges on its hold (see settle.ts); the holds this call resolved. */
+  settle(requests: SettleRequest[]): Promise<SettledHold[]>;
+  /** Voids a pending hold (with an optional zero-cost usage record); false when none was pending. */
+  release(requestId: string, record?: UsageRecordInput): Promise<boolean>;
+  /** Expires up to `batch` pending holds due at `now` (default: the database's clock); how many. */
+  reapBatch(now: Date | undefined, batch: number): Promise<number>;
+
+  /** Throws when this database cannot compute periods in time zone `tz`. */
+  checkTimeZone(tz: string): Promise<void>;
+  /** A key's budgets with the usage of the periods `at` (default now) falls in. */
+  budgetUsage(keyId: string, at?: Date): Promise<BudgetUsageRow[]>;
+
+  /** Usage records of [from, to) summed by `group`, ordered as spend.ts says. */
+  spend(q: SpendRowsQuery): Promise<SpendRow[]>;
+
+  /** Stores a response and its referable items (nothing when the id is stored already). */
+  storeResponse(r: StoredResponseRow): Promise<void>;
+}
+
+/** A hold that passed validation, with its place in the batch. */
+export interface HoldCandidate {
+  ord: number;
+  h: HoldRequest;
+}
+
+/** What the hold statement decided for one candidate. */
+export interface HoldOutcome {
+  ord: number;
+  placed: boolean;
+  duplicate: boolean;
+  key_ok: boolean;
+  /** False when a budget of the key has no room for the hold (as the statement saw it). */
+  budget_ok: boolean;
+  /** The account's available balance right after this hold (placed holds only). */
+  available: bigint | null;
+}
+
+export interface SettledHold {
+  id: string;
+  captured: bigint;
+}
+
+export interface BudgetUsageRow {
+  period: BudgetPeriod;
+  limit_amount: bigint;
+  spent: bigint | null;
+  held: bigint | null;
+  /** When the next period starts; null for a lifetime budget. */
+  resets_at: Date | null;
+}
+
+export type SpendRowGroup = 'day' | 'model' | 'key' | 'user' | 'session';
+
+export interface SpendRowsQuery {
+  from: Date;
+  to: Date;
+  groupBy: SpendRowGroup;
+  accountId?: string;
+  keyId?: string;
+}
+
+export interface SpendRow {
+  grp: string | null;
+  requests: bigint;
+  input: bigint;
+  output: bigint;
+  cached: bigint;
+  cost: bigint;
+}
+
+export interface StoredResponseRow {
+  id: string;
+  accountId: string;
+  response: Record<string, unknown>;
+  inputItems: Array<Record<string, unknown>>;
+  items: Array<{ item_id: string; item: Record<string, unknown> }>;
+  expiresAt: Date;
+}
