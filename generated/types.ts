@@ -1416,6 +1416,8 @@ export interface components {
             reason: string;
             /** @description How the attempt on `from` ended: a refusal, or an error such as an outage. */
             outcome?: components["schemas"]["AttemptOutcome"];
+            /** @description For a person: who stopped and why (a refusal's own explanation), and who answers now. After answer text, the next model's text starts after a blank line. */
+            message?: string;
         };
         /**
          * @description Retry on another model when the requested one refuses.

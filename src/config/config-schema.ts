@@ -143,6 +143,7 @@ export const configSchema = (registry: ProviderRegistry) => ({
           patterns: { type: 'array', items: { type: 'string', minLength: 1 } },
           created: { type: 'integer', minimum: 0 },
           tokens_per_second: { type: 'number', minimum: 0 },
+          pace_whole_answers: { type: 'boolean' },
           hidden: { type: 'boolean' },
         },
       },

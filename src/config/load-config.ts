@@ -288,6 +288,7 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
     ...(m.patterns ? { patterns: m.patterns } : {}),
     created: m.created ?? 0,
     tokensPerSecond: m.tokens_per_second,
+    ...(m.pace_whole_answers ? { paceWholeAnswers: true } : {}),
     hidden: m.hidden ?? false,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The built-in local models as plain data; the catalog adds their one deployment on a provider
  * of type 'local' (served as `upstreamModel`) and their routing. Prices are nanodollars per token ($3 per million = 3000n), shaped like
- * Claude's tiers so billing tests see realistic numbers.
+ * Claude's tiers so billing tests see realistic numbers. None is hidden: README names each, and
+ * `GET /v1/models` lists every one a client can call.
  */
 import type { ModelEntry, Price } from '../routing/catalog.js';
 
@@ -51,7 +52,6 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       aliases: [],
       created: CREATED,
       tokensPerSecond: 250,
-      hidden: true,
     },
     {
       id: 'local-haiku',
@@ -97,7 +97,6 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       aliases: [],
       created: CREATED,
       tokensPerSecond: 100,
-      hidden: true,
     },
   ];
 }

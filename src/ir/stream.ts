@@ -45,7 +45,16 @@ export type StreamEvent =
    * attempt on `from` ended (a refusal, or an error such as an outage), `variant` which variant of
    * `to` serves next.
    */
-  | { type: 'fallback'; from: string; to: string; reason: string; outcome: 'refusal' | 'error'; variant?: 'standard' | 'fast' }
+  | {
+      type: 'fallback';
+      from: string;
+      to: string;
+      reason: string;
+      outcome: 'refusal' | 'error';
+      variant?: 'standard' | 'fast';
+      /** For a person: who stopped and why (a refusal's explanation), and who answers now. */
+      message?: string;
+    }
   /**
    * What of the request did not reach the upstream. A provider may yield it (any time, best
    * before its output); the pipeline reports it in `x-switchyard-warnings` while the headers

@@ -20,6 +20,7 @@ import {
   pickDeployment,
   planRoute,
   refusalReason,
+  fallbackMessage,
   resolveReasoning,
   type AttemptOutcome,
   type Candidate,
@@ -360,6 +361,7 @@ function endAttempt(run: AttemptsRun, launched: Launched, outcome: AttemptOutcom
       reason: refusalReason(outcome),
       outcome: record.outcome === 'refusal' ? 'refusal' : 'error',
       variant: to.variant,
+      message: fallbackMessage(cand.model.id, to.model.id, outcome),
     };
     return { kind: 'fallback', event };
   }
@@ -458,6 +460,7 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     target: cand.target,
     requestId: ctx.requestId,
     signal: stop.signal,
+    clientStreams: req.stream,
   };
 }
 

@@ -46,8 +46,10 @@ export interface Target {
   upstreamModel: string;
   /** Provider options for a fast variant served by the same upstream model. */
   fastOptions?: { serviceTier?: string; speed?: string };
-  /** Local models only: output tokens per second. */
+  /** Local models only: output tokens per second of a client's stream. */
   tokensPerSecond?: number;
+  /** Local models only: a non-streamed answer is paced too. */
+  paceWholeAnswers?: boolean;
   /**
    * Retries of this call in place of the provider's `maxRetries`: 0 when routing has another
    * deployment to move to (spec/DECISIONS.md, "Deployments and routing").
@@ -62,6 +64,12 @@ export interface ProviderCall {
   requestId: string;
   /** Aborted when the client disconnects or the gateway stops the attempt. */
   signal: AbortSignal;
+  /**
+   * Whether the client reads a stream: `request.stream` is the upstream call's, which a long ceiling
+   * streams for a client that did not ask (DECISIONS, "Upstream calls stream exactly when the client
+   * streams"). The local models pace only a client's stream. Absent: as `request.stream`.
+   */
+  clientStreams?: boolean;
 }
 
 /**

@@ -86,8 +86,10 @@ export interface ModelEntry {
   patterns?: string[];
   /** Unix seconds, shown in the models list. */
   created: number;
-  /** Local models: output tokens per second (0 = as fast as possible). */
+  /** Local models: output tokens per second of a stream (0 = as fast as possible). */
   tokensPerSecond?: number;
+  /** Local models: a non-streamed answer is paced too (tests of whole answers in flight); else it is generated at once. */
+  paceWholeAnswers?: boolean;
   /** Hidden from the models list (e.g. a fast variant that only serves through its parent). */
   hidden?: boolean;
 }

@@ -35,3 +35,16 @@ export function refusalReason(outcome: AttemptOutcome): string {
   if (outcome.kind === 'failed') return outcome.error.code === 'content_filter' ? 'refusal (content_filter)' : `unavailable (${outcome.error.kind})`;
   return 'cancelled';
 }
+
+/** The fallback's note for a person: who stopped, why (a refusal's own explanation), and who answers now. */
+export function fallbackMessage(from: string, to: string, outcome: AttemptOutcome): string {
+  const answers = `${to} answers instead.`;
+  if (outcome.kind === 'finished') {
+    const explanation = outcome.finish.details?.explanation;
+    return typeof explanation === 'string' && explanation ? `${from} refused: ${explanation.trim().replace(/\.?$/, '.')} ${answers}` : `${from} refused. ${answers}`;
+  }
+  if (outcome.kind === 'failed') {
+    return outcome.error.code === 'content_filter' ? `${from}'s answer was stopped by its content filter. ${answers}` : `${from} is unavailable (${outcome.error.kind}). ${answers}`;
+  }
+  return `${from} was cancelled. ${answers}`;
+}

@@ -122,6 +122,7 @@ export function onDeployment(cand: ServedModel, d: Deployment, req: Request): Ca
       upstreamModel: d.upstreamModel,
       fastOptions,
       tokensPerSecond: cand.model.tokensPerSecond,
+      ...(cand.model.paceWholeAnswers ? { paceWholeAnswers: true } : {}),
     },
   };
 }

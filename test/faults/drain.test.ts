@@ -27,6 +27,7 @@ models:
     price: { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75 }
     max_output_tokens: 32000
     tokens_per_second: 4
+    pace_whole_answers: true
 `;
 
 interface Outcome {

@@ -161,7 +161,13 @@ describe('chat completions: refusal fallback', () => {
     const b = await checkChatStream(await rec.last().text());
     const hop = b.chunks.findIndex((c) => c.switchyard?.fallback);
     expect(b.chunks.slice(0, hop).map((c) => c.choices[0].delta.content ?? '').join('')).toBe(LATE_REFUSAL_PREFIX);
-    expect(b.chunks[hop].switchyard.fallback).toMatchObject({ from: 'local-late-refusal', to: 'local-haiku' });
+    expect(b.chunks[hop].switchyard.fallback).toMatchObject({
+      from: 'local-late-refusal',
+      to: 'local-haiku',
+      message: 'local-late-refusal refused: The local model refused this request (refusal test trigger). local-haiku answers instead.',
+    });
+    // One content string for both models: the continuation starts after a blank line.
+    expect(b.text).toMatch(new RegExp(`^${LATE_REFUSAL_PREFIX}\\n\\nYou said: "`));
     expect(b.chunks.at(-1).model).toBe('local-haiku');
     expect(b.finishReason).toBe('stop');
   });

@@ -36,10 +36,13 @@ export interface TestGatewayOptions extends Omit<GatewayOptions, 'ledger' | 'por
   localRate?: number;
 }
 
-/** The built-in catalog with every local model paced at `rate` tokens per second. */
+/** The built-in catalog with every local model paced at `rate` tokens per second, whole answers too. */
 export function localCatalog(rate: number) {
   const catalog = defaultCatalog();
-  for (const m of catalog.models.values()) m.tokensPerSecond = rate;
+  for (const m of catalog.models.values()) {
+    m.tokensPerSecond = rate;
+    m.paceWholeAnswers = rate > 0;
+  }
   return catalog;
 }
 

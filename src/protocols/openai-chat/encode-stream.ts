@@ -26,6 +26,10 @@ export interface ChatStreamState {
   origins: Record<string, ReasoningOrigin | undefined>;
   /** The text so far of each open reasoning block, for its `thinking_blocks` entry. */
   thinking: Record<string, string>;
+  /** Some answer text went out. */
+  textSent?: boolean;
+  /** A fallback came after answer text: the next model's text starts a new paragraph. */
+  separate?: boolean;
 }
 
 export function initChatStream(meta: EncodeMeta): ChatStreamState {
@@ -52,8 +56,9 @@ const DONE: SseFrame = { data: '[DONE]' };
  *   (or `[{type:"redacted_thinking",data}]` at its start), ready to send back in
  *   `assistant.thinking_blocks` (the LiteLLM convention). Whole, because the openai SDK's stream
  *   helper keeps only the last value of a delta field it does not know.
- * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason,outcome}}`;
- *   later chunks name the new model. A warning that arose after the headers went out (a later
+ * - fallback: a chunk with an empty delta and `switchyard:{fallback:{from,to,reason,outcome,message}}`;
+ *   later chunks name the new model. After answer text, the next model's text starts after a blank
+ *   line (`\n\n`), the content being one string. A warning that arose after the headers went out (a later
  *   candidate's) is a chunk with an empty delta and `switchyard:{warning}`.
  */
 export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame> = {
@@ -76,7 +81,13 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         begin();
         break;
       case 'text-delta':
-        if (ev.text !== '') emit({ content: ev.text });
+        if (ev.text !== '') {
+          // One content string holds every model's text: a refused part and its continuation
+          // would otherwise run into each other.
+          emit({ content: s.separate ? `\n\n${ev.text}` : ev.text });
+          s.textSent = true;
+          s.separate = false;
+        }
         break;
       case 'reasoning-start':
         s.origins = { ...s.origins, [ev.id]: ev.origin };
@@ -114,7 +125,8 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
       }
       case 'fallback':
         s.model = ev.to;
-        emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason, outcome: ev.outcome } } });
+        if (s.textSent) s.separate = true;
+        emit({}, { switchyard: { fallback: { from: ev.from, to: ev.to, reason: ev.reason, outcome: ev.outcome, ...(ev.message ? { message: ev.message } : {}) } } });
         break;
       case 'warning':
         emit({}, { switchyard: { warning: ev.message } });

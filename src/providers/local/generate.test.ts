@@ -224,17 +224,34 @@ describe('local provider: refusals', () => {
 });
 
 describe('local provider: pacing and abort', () => {
-  it('honours tokensPerSecond: 50 tokens at 1000 tok/s take at least 40 ms', async () => {
+  it('honours tokensPerSecond for a stream: 50 tokens at 1000 tok/s take at least 40 ms', async () => {
     const t0 = performance.now();
-    const { result } = await run(makeCall(makeRequest({ maxTokens: 50 }), { tokensPerSecond: 1000 }));
+    const { result } = await run(makeCall(makeRequest({ maxTokens: 50, stream: true }), { tokensPerSecond: 1000 }));
     expect(result.usage.output.total).toBe(50);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(40);
+  });
+
+  // Paced, each of these would take about 100 s (500 tokens at 5 tok/s).
+  it('generates a whole answer at once: no pacing unless the client streams', async () => {
+    const t0 = performance.now();
+    const request = makeRequest({ stream: false, maxTokens: 500, reasoning: { enabled: true, effort: 'high' } });
+    const { result } = await run(makeCall(request, { upstreamModel: 'local-opus', tokensPerSecond: 5 }));
+    expect(result.usage.output.reasoning).toBeGreaterThan(300);
+    // The pipeline streams a long ceiling's call upstream; the client still asked for a whole answer.
+    await run(makeCall({ ...request, stream: true }, { upstreamModel: 'local-opus', tokensPerSecond: 5, clientStreams: false }));
+    expect(performance.now() - t0).toBeLessThan(20_000);
+  });
+
+  it('paces a whole answer when the model is set to (paceWholeAnswers)', async () => {
+    const t0 = performance.now();
+    await run(makeCall(makeRequest({ maxTokens: 50, stream: false }), { tokensPerSecond: 1000, paceWholeAnswers: true }));
     expect(performance.now() - t0).toBeGreaterThanOrEqual(40);
   });
 
   it('stops within a few ms of an abort, with no further events', async () => {
     const ac = new AbortController();
     const events: StreamEvent[] = [];
-    const iterator = localProvider.stream(makeCall(makeRequest(), { tokensPerSecond: 2, signal: ac.signal }))[Symbol.asyncIterator]();
+    const iterator = localProvider.stream(makeCall(makeRequest({ stream: true }), { tokensPerSecond: 2, signal: ac.signal }))[Symbol.asyncIterator]();
     for (let i = 0; i < 3; i++) events.push((await iterator.next()).value as StreamEvent);
     // The next token is ~500 ms away; the abort must end that wait at once.
     const pending = iterator.next();

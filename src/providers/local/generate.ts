@@ -47,7 +47,10 @@ async function* produce(call: ProviderCall): AsyncGenerator<StreamEvent> {
     output: { total: budget.used, reasoning: budget.reasoning },
   });
   const budget: Budget = { limit: Math.max(0, request.maxTokens), used: 0, reasoning: 0, cut: false };
-  const pacer = new Pacer(target.tokensPerSecond, signal);
+  // A client's stream is paced at the model's rate; a whole answer is generated at once unless the
+  // model is set to pace those too.
+  const paced = (call.clientStreams ?? request.stream) || target.paceWholeAnswers === true;
+  const pacer = new Pacer(paced ? target.tokensPerSecond : undefined, signal);
 
   yield { type: 'start', id: deriveId('msg_local_', call.requestId), model: target.upstreamModel, usage: usage() };
   for (const [index, block] of plan.blocks.entries()) {

@@ -16,7 +16,10 @@ export function makeRequest(over: Partial<Request> = {}): Request {
   });
 }
 
-export function makeCall(request: Request, opts: { upstreamModel?: string; tokensPerSecond?: number; signal?: AbortSignal; requestId?: string } = {}): ProviderCall {
+export function makeCall(
+  request: Request,
+  opts: { upstreamModel?: string; tokensPerSecond?: number; paceWholeAnswers?: boolean; clientStreams?: boolean; signal?: AbortSignal; requestId?: string } = {},
+): ProviderCall {
   return {
     request,
     target: {
@@ -24,9 +27,11 @@ export function makeCall(request: Request, opts: { upstreamModel?: string; token
       modelId: opts.upstreamModel ?? 'local-sonnet',
       upstreamModel: opts.upstreamModel ?? 'local-sonnet',
       tokensPerSecond: opts.tokensPerSecond ?? 0,
+      ...(opts.paceWholeAnswers ? { paceWholeAnswers: true } : {}),
     },
     requestId: opts.requestId ?? 'req_1',
     signal: opts.signal ?? new AbortController().signal,
+    ...(opts.clientStreams === undefined ? {} : { clientStreams: opts.clientStreams }),
   };
 }
 

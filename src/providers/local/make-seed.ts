@@ -31,6 +31,16 @@ export function pick<T>(rng: () => number, items: readonly T[]): T {
   return items[Math.floor(rng() * items.length)] as T;
 }
 
+/** The items in an order the generator decides (Fisher-Yates): each appears once. */
+export function shuffled<T>(rng: () => number, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
 /** A stable id such as `toolu_local_3f2a...`, derived from the parts (e.g. the request id). */
 export function deriveId(prefix: string, ...parts: Array<string | number>): string {
   const digest = createHash('sha256').update(parts.join('\u0000')).digest('hex');

@@ -48,7 +48,7 @@ export function hasRefusalClassifier(upstreamModel: string): boolean {
 
 export function planOutput(call: ProviderCall): Plan {
   const { request } = call;
-  const conv = readConversation(request);
+  const conv = readConversation(request, call.clientStreams);
   if (conv.refusalTriggered && hasRefusalClassifier(call.target.upstreamModel)) {
     // A model marked `late-refusal` streams a little before the classifier cuts in.
     const late = call.target.upstreamModel.includes('late-refusal');

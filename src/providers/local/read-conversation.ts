@@ -23,13 +23,20 @@ export interface Conversation {
   lastUserImages: number;
   /** Results in the last message when it is a tool message, in order. */
   toolOutcomes: ToolOutcome[];
+  /** The request offers tools. */
+  hasTools: boolean;
+  /** Turns came before the last one. */
+  hasEarlierTurns: boolean;
+  /** The client reads the answer as a stream. */
+  streamed: boolean;
   /** Some user text carries the refusal trigger. */
   refusalTriggered: boolean;
   /** Seed for the deterministic filler: a hash of the whole conversation. */
   seed: number;
 }
 
-export function readConversation(req: Request): Conversation {
+/** `clientStreams`: whether the client reads a stream (`req.stream` when absent). */
+export function readConversation(req: Request, clientStreams = req.stream): Conversation {
   const systemText = req.system.map((p) => p.text).join('\n');
   const last = req.messages.at(-1);
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
@@ -45,6 +52,9 @@ export function readConversation(req: Request): Conversation {
     lastUserText,
     lastUserImages,
     toolOutcomes: last?.role === 'tool' ? last.content.map((r) => outcome(req.messages, r)) : [],
+    hasTools: req.tools.length > 0,
+    hasEarlierTurns: req.messages.length > 1,
+    streamed: clientStreams,
     refusalTriggered: req.messages.some(
       (m) => m.role === 'user' && m.content.some((p) => p.type === 'text' && p.text.includes(REFUSAL_TRIGGER)),
     ),
