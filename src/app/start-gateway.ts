@@ -19,6 +19,7 @@ import type { ProviderRegistry } from '../providers/types.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import type { Catalog } from '../routing/catalog.js';
 import { catalogPolicy, openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
+import { createScrubber, logRedaction, type Scrubber } from '../util/redact.js';
 
 export interface GatewayOptions {
   host?: string;
@@ -69,6 +70,8 @@ export interface GatewayOptions {
    * section and the SWITCHYARD_OIDC_* variables (none: API keys only).
    */
   identity?: IdentityConfig;
+  /** Where the request log goes (stdout in blocks when absent; tests that read it give a stream). */
+  requestLogDestination?: DestinationStream;
 }
 
 export interface Gateway {
@@ -77,6 +80,8 @@ export interface Gateway {
   ledger: Ledger;
   catalog: Catalog;
   log: PinoLogger;
+  /** What removes credentials from the log lines; telemetry filters its attributes with it too (util/redact.ts). */
+  scrubber: Scrubber;
   /** Requests in flight, and whether a drain has begun (readiness). */
   lifecycle: Lifecycle;
   /** New requests use this catalog from now on (SIGHUP); requests in flight keep theirs. */
@@ -110,11 +115,21 @@ const UNWIND_MS = 5_000;
 /** Everything `make run` and the tests start: catalog, ledger, reaper, document, HTTP server. */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const level = opts.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const log = opts.logDestination ? pino({ level }, opts.logDestination) : pino({ level });
-  // pino flushes what is buffered when the process exits; a kill -9 loses at most the last second.
-  const requestLog = level === 'silent' ? log : pino({ level }, pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, maxWrite: REQUEST_LOG_MAX_WRITE_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
   const providers = opts.providers ?? builtInProviders;
   const catalog = opts.catalog ?? loadCatalog(opts.configPath, { providers });
+  // Every line and telemetry record goes through one scrubber: the secrets this gateway knows
+  // (provider keys of the catalog in use, the admin key, the metrics token) and every credential shape.
+  let catalogInUse = catalog;
+  const scrubber = createScrubber(knownSecrets(opts, () => catalogInUse));
+  const log = opts.logDestination ? pino({ level, ...logRedaction(scrubber) }, opts.logDestination) : pino({ level, ...logRedaction(scrubber) });
+  // pino flushes what is buffered when the process exits; a kill -9 loses at most the last second.
+  const requestLog =
+    level === 'silent'
+      ? log
+      : pino(
+          { level, ...logRedaction(scrubber) },
+          opts.requestLogDestination ?? pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, maxWrite: REQUEST_LOG_MAX_WRITE_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }),
+        );
   const identity = 'identity' in opts ? opts.identity : loadIdentityConfig(opts.configPath);
   if (identity) checkIdentityModels(identity, catalog);
   const ownsLedger = !opts.ledger;
@@ -221,14 +236,34 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     ledger,
     catalog,
     log,
+    scrubber,
     lifecycle,
     replaceCatalog(next) {
       pipeline.catalog = next;
+      catalogInUse = next;
       gateway.catalog = next;
     },
     close: (graceMs = 0) => (closing ??= drainAndClose(graceMs)),
   };
   return gateway;
+}
+
+/**
+ * What the logs must never carry verbatim: the catalog's provider keys (asked again when the
+ * catalog is replaced), the admin key, the metrics token, and AWS credentials from the environment.
+ * The same array comes back while the catalog is the same one, so the scrubber rebuilds only then.
+ */
+function knownSecrets(opts: GatewayOptions, catalog: () => Catalog): () => ReadonlyArray<string | undefined> {
+  let seen: Catalog | undefined;
+  let list: Array<string | undefined> = [];
+  return () => {
+    const current = catalog();
+    if (current !== seen) {
+      seen = current;
+      list = [opts.adminKey, opts.metricsToken, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN, ...[...current.providers.values()].map((p) => p.apiKey)];
+    }
+    return list;
+  };
 }
 
 /** Listening, or an error that says which address and what to do (a busy port is an operator's everyday mistake, not a crash). */

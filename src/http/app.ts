@@ -13,7 +13,7 @@ import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './r
 import { writeFrames } from './sse-writer.js';
 import { ByteBudget } from './byte-budget.js';
 import type { Lifecycle } from './lifecycle.js';
-import { redactor } from './redact.js';
+import { redactor } from '../util/redact.js';
 import { newRequestId } from './request-id.js';
 import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';

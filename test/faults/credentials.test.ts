@@ -1,8 +1,9 @@
 /**
- * Credentials never reach a client: an upstream whose error body quotes the credentials it was
+ * Credentials never reach a client nor the gateway's log: an upstream whose error body quotes the credentials it was
  * sent (the provider key from api_key_env) is relayed with them replaced, in every protocol,
  * streamed or not.
  */
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/config/load-config.js';
 import { FAKE_KEY_ENV, fakeCatalogDocument } from '../support/fake-catalog.js';
@@ -36,4 +37,67 @@ describe('an upstream echoing its credentials', () => {
       });
     }
   }
+});
+
+/**
+ * The gateway's own log: every error path an upstream can provoke (statuses that are passed on,
+ * retried or fallen back from, broken and cut streams), each with an upstream that quotes the
+ * credentials it was sent, plus refused client and admin keys, on every protocol, streamed and
+ * not; then every line written is scanned for every key and token.
+ */
+describe('the log of a gateway whose upstream echoes credentials', () => {
+  const lines: string[] = [];
+  let logged: FakeGateway;
+  const ADMIN_KEY_SECRET = 'sk-admin-test';
+  beforeAll(async () => {
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    logged = await startFakeGateway((f) => ({
+      catalog: buildCatalog(fakeCatalogDocument(f, { maxRetries: 1, timeouts: { first_byte_ms: 500, idle_ms: 500, response_ms: 1_000 } as Record<string, number> }), { [FAKE_KEY_ENV]: PROVIDER_KEY }),
+      logLevel: 'debug',
+      logDestination: sink,
+      requestLogDestination: sink,
+    }));
+  });
+  afterAll(async () => logged?.close());
+
+  const SCENARIOS: Array<Record<string, unknown>> = [
+    { status: 400, echoCredentials: true },
+    { status: 401, echoCredentials: true },
+    { status: 403, echoCredentials: true },
+    { status: 404, echoCredentials: true },
+    { status: 429, echoCredentials: true, retryAfter: 0 },
+    { status: 500, echoCredentials: true },
+    { status: 503, echoCredentials: true, retryAfter: 0 },
+    { words: 20, malformed: 2 },
+    { words: 20, resetAfterEvents: 2 },
+    { words: 20, hangAfterEvents: 2 },
+  ];
+
+  it('has no provider key, client key, admin key or bearer token in any line', async () => {
+    const { fake, gw } = logged;
+    for (const scenario of SCENARIOS) {
+      for (const protocol of CLIENT_PROTOCOLS) {
+        for (const stream of [false, true]) {
+          fake.reset();
+          fake.setScenario(scenario);
+          await post(gw.url, gw.key, protocol, sampleBody(protocol, protocol === 'messages' ? 'up-anthropic' : 'up-openai', stream));
+        }
+      }
+    }
+    // Refused credentials: a client key that does not exist, the admin key on a client route, a wrong admin key.
+    await post(gw.url, `${gw.key.slice(0, -4)}0000`, 'chat', sampleBody('chat', 'up-openai', false));
+    await post(gw.url, ADMIN_KEY_SECRET, 'chat', sampleBody('chat', 'up-openai', false));
+    await fetch(`${gw.url}/admin/accounts`, { headers: { authorization: `Bearer ${gw.key}` } });
+    await gw.gateway.ledger.settled();
+    const text = lines.join('\n');
+    const failed = lines.filter((l) => /"msg":"request failed"/.test(l)).length;
+    const redacted = lines.filter((l) => l.includes('[redacted]')).length;
+    console.log(`${lines.length} log lines, ${failed} 'request failed', ${redacted} with [redacted]`);
+    for (const secret of [PROVIDER_KEY, gw.key, gw.key.slice(0, -4), ADMIN_KEY_SECRET]) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/Bearer (?!\[redacted\])\S{8,}/);
+    expect(text).not.toMatch(/sk-(?:sy|provider|admin)-/);
+    // The run did provoke what it scans for: errors were logged with the upstream's echo in them.
+    expect(failed).toBeGreaterThan(0);
+    expect(redacted).toBeGreaterThan(0);
+  }, 120_000);
 });
