@@ -1,11 +1,13 @@
 /** The console's only way to the server: same-origin JSON calls, the CSRF token on every write. */
 
-export type Role = 'operator' | 'key_holder';
+export type Role = 'operator' | 'key_holder' | 'user';
 
 export interface Session {
   role: Role;
   csrf_token: string;
   account_id: string | null;
+  /** Who signed in through the identity provider (null: a key). */
+  user: { id: string; name: string | null; subject: string; groups: string[] } | null;
   expires_at: string;
 }
 
@@ -61,6 +63,8 @@ export const api = {
   session: () => call<Session>('GET', '/console/session'),
   signIn: (key: string) => call<Session>('POST', '/console/session', { key }),
   signOut: () => call<void>('DELETE', '/console/session'),
+  /** The identity provider's sign-in, when the gateway offers one (404 otherwise). */
+  sso: () => call<{ name: string; login_url: string }>('GET', '/console/oidc'),
 };
 
 /** A query string from the defined values only. */

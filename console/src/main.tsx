@@ -64,7 +64,7 @@ function App() {
       <header>
         <strong>Switchyard</strong>
         <span class="role" data-testid="role">
-          {operator ? 'operator' : `key holder · ${session.account_id ?? ''}`}
+          {roleLabel(session)}
         </span>
         <nav>
           {links.map(([href, label]) => (
@@ -77,9 +77,16 @@ function App() {
           Sign out
         </button>
       </header>
-      <div class="page">{operator ? <OperatorPage hash={hash} /> : <KeyHolder />}</div>
+      <div class="page">{operator ? <OperatorPage hash={hash} /> : <KeyHolder who={session.role === 'user' ? 'user' : 'key'} />}</div>
     </>
   );
+}
+
+function roleLabel(s: Session): string {
+  const who = s.user ? ` · ${s.user.name ?? s.user.subject}` : '';
+  if (s.role === 'operator') return `operator${who}`;
+  if (s.role === 'user') return `user${who} · ${s.account_id ?? ''}`;
+  return `key holder · ${s.account_id ?? ''}`;
 }
 
 render(<App />, document.getElementById('app')!);

@@ -18,7 +18,8 @@ import { newRequestId } from './request-id.js';
 import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';
 import { isDatabaseUnavailable } from '../ledger/index.js';
-import { consoleMiddleware } from './console/serve-console.js';
+import { consoleMiddleware, type ConsoleCaller } from './console/serve-console.js';
+import { consoleSso } from './console/sign-in-oidc.js';
 import type { SessionStore } from './console/sessions.js';
 import { looksLikeJwt, type TokenVerifier } from './identity/verify-token.js';
 import { resolvePrincipal } from './identity/resolve-principal.js';
@@ -66,6 +67,8 @@ interface State {
   protocol: ProtocolAdapter<any>;
   /** The matched operation, for metrics ('unrouted' when none matched). */
   operationId?: string;
+  /** A call the console makes for its signed-in session (serve-console.ts). */
+  console?: ConsoleCaller;
 }
 
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024;
@@ -190,7 +193,8 @@ export function createApp(opts: AppOptions): Koa<State> {
     });
   }
   // The console's API calls are handed on to these same routes with the session's credential.
-  app.use(consoleMiddleware({ ledger: opts.ledger, adminKey: opts.adminKey, sessions: opts.consoleSessions, readBody: (ctx) => readBody(ctx as any) }));
+  const sso = opts.tokens ? consoleSso(opts.tokens.config, () => opts.pipeline.catalog) : undefined;
+  app.use(consoleMiddleware({ ledger: opts.ledger, adminKey: opts.adminKey, sessions: opts.consoleSessions, readBody: (ctx) => readBody(ctx as any), sso }));
   app.use(router.routes());
   // Answers 405 (and 501) with an `Allow` header and no body; `unrouted` renders the body.
   app.use(router.allowedMethods());
@@ -222,7 +226,7 @@ async function prepareInput(
     if (v !== undefined && !VERSION_HEADER.test(v)) throw new GatewayError('invalid_request', `${name}: must be a date like 2023-06-01`, { param: name });
   }
   // From the headers alone, before a byte of the body is read: a stranger's 30 MB costs nothing.
-  const auth = await authenticate(spec.auth, headers, opts);
+  const auth = await authenticate(spec.auth, headers, opts, ctx.state.console);
   ctx.state.auth = auth;
   // The body's type, like the body, is the business of an authenticated caller only.
   if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
@@ -259,8 +263,11 @@ async function prepareInput(
   return { input, clientGone: clientGone.signal };
 }
 
-async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions) {
+async function authenticate(mode: RouteSpec['auth'], headers: Record<string, string | undefined>, opts: AppOptions, viaConsole?: ConsoleCaller) {
   if (mode === 'none') return undefined;
+  // The console checked its session (cookie, CSRF, origin) and what the role may call.
+  if (viaConsole?.operator && mode === 'admin') return undefined;
+  if (viaConsole?.auth && mode === 'client') return viaConsole.auth;
   const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim();
   if (mode === 'metrics') {
     if (opts.metricsToken && (!bearer || !safeEqual(bearer, opts.metricsToken))) {

@@ -40,12 +40,14 @@ export interface TestIssuer {
   sign(claims: Record<string, unknown>, opts?: { header?: Record<string, unknown>; key?: CryptoKey | Uint8Array; alg?: string }): Promise<string>;
   /** Sign-in of `login` through the authorization endpoint, without a browser (the same requests one makes). */
   signIn(login: string, opts?: { clientId?: string; redirectUri?: string; scope?: string }): Promise<{ idToken: string; accessToken: string }>;
+  /** Where the console's client may be sent back (before the issuer's first request: a gateway's port is known only once it started). */
+  allowConsoleRedirect(uri: string): void;
   /** JWKS fetches served so far. */
   jwksFetches(): number;
   close(): Promise<void>;
 }
 
-export async function startTestIssuer(users: Record<string, TestUser>, opts: { consoleRedirectUris?: string[] } = {}): Promise<TestIssuer> {
+export async function startTestIssuer(users: Record<string, TestUser>): Promise<TestIssuer> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = 'test-key-1';
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
@@ -58,12 +60,14 @@ export async function startTestIssuer(users: Record<string, TestUser>, opts: { c
     const u = userMap.get(sub);
     return { sub, email: u?.email ?? `${sub}@example.test`, groups: u?.groups ?? [], ...(u?.org ? { org_id: u.org } : {}) };
   };
-  const provider = new Provider(issuer, {
+  const consoleRedirects: string[] = [];
+  let provider: Provider | undefined;
+  const makeProvider = () => new Provider(issuer, {
     clients: [
       {
         client_id: CONSOLE_CLIENT.id,
         client_secret: CONSOLE_CLIENT.secret,
-        redirect_uris: opts.consoleRedirectUris ?? ['http://127.0.0.1/console/oidc/callback'],
+        redirect_uris: consoleRedirects.length ? consoleRedirects : ['http://127.0.0.1/console/oidc/callback'],
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
@@ -98,16 +102,23 @@ export async function startTestIssuer(users: Record<string, TestUser>, opts: { c
       return { email, groups, ...(org_id ? { org_id } : {}) };
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // The default error page loads a web font from elsewhere: a test browser must reach nothing off this machine.
+    renderError: (ctx, out) => {
+      ctx.type = 'text/plain';
+      ctx.body = JSON.stringify(out);
+    },
     ttl: { AccessToken: 600, IdToken: 600, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
   });
   let jwksFetches = 0;
-  const callback = provider.callback();
+  let callback: ReturnType<Provider['callback']> | undefined;
   server.on('request', (req, res) => {
+    provider ??= makeProvider();
+    callback ??= provider.callback();
     const url = new URL(req.url ?? '/', issuer);
     if (url.pathname === '/jwks') jwksFetches++;
     const m = /^\/interaction\/([^/]+)$/.exec(url.pathname);
     if (!m) return void callback(req, res);
-    void interaction(provider, req, res, req.method === 'POST').catch((e) => {
+    void interaction(provider!, req, res, req.method === 'POST').catch((e) => {
       res.statusCode = 500;
       res.end(String(e));
     });
@@ -120,6 +131,10 @@ export async function startTestIssuer(users: Record<string, TestUser>, opts: { c
     publicJwk,
     users: userMap,
     jwksFetches: () => jwksFetches,
+    allowConsoleRedirect(uri) {
+      if (provider) throw new Error('allowConsoleRedirect must come before the issuer\'s first request');
+      consoleRedirects.push(uri);
+    },
     async sign(claims, o = {}) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ iss: issuer, aud: GATEWAY_AUDIENCE, iat: now, exp: now + 300, ...claims })

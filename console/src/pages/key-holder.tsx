@@ -5,7 +5,8 @@ import type { Balance, SpendList } from '../types';
 import { ErrorNote, Section, Table, useLoad } from '../widgets';
 
 /** A key holder's own key: balance, budgets and spend, from GET /v1/balance and /v1/spend. */
-export function KeyHolder() {
+export function KeyHolder({ who }: { who: 'key' | 'user' }) {
+  const mine = who === 'key' ? 'this key' : 'you';
   const balance = useLoad(() => api.get<Balance>('/v1/balance'), []);
   const b = balance.data;
   return (
@@ -33,11 +34,11 @@ export function KeyHolder() {
           </dl>
         ) : null}
       </Section>
-      <Section title="Budgets of this key">
+      <Section title={who === 'key' ? 'Budgets of this key' : 'Your budgets'}>
         <Table
           testid="budgets"
           rows={b?.budgets ?? []}
-          empty="This key has no budgets: it spends from the account's balance alone."
+          empty={who === 'key' ? "This key has no budgets: it spends from the account's balance alone." : "You have no budgets: you spend from the account's balance alone."}
           columns={[
             ['period', (r) => r.period],
             ['limit', (r) => dollars(r.limit)],
@@ -48,7 +49,7 @@ export function KeyHolder() {
           ]}
         />
       </Section>
-      <Section title="Spend and usage of this key">
+      <Section title={`Spend and usage of ${mine}`}>
         <SpendPanel groups={['day', 'model', 'user', 'session']} load={(group_by, range) => api.get<SpendList>(`/v1/spend${query({ group_by, ...range })}`)} />
       </Section>
     </>

@@ -1,11 +1,16 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from '../api';
 import { ErrorNote, message } from '../widgets';
 
 /** One field: the admin key signs in the operator, an API key its holder. The key goes to the server once and stays there. */
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice?: string }) {
-  const [error, setError] = useState<string>();
+  // A sign-in through the identity provider that was refused comes back with its reason.
+  const [error, setError] = useState<string | undefined>(() => new URLSearchParams(location.search).get('sign_in_error') ?? undefined);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<{ name: string; login_url: string }>();
+  useEffect(() => {
+    api.sso().then(setSso, () => setSso(undefined));
+  }, []);
   const submit = async (ev: Event) => {
     ev.preventDefault();
     const form = ev.currentTarget as HTMLFormElement;
@@ -27,6 +32,13 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
       <h1>Switchyard console</h1>
       <p class="muted">Operators sign in with the admin key (SWITCHYARD_ADMIN_KEY); key holders with their own API key.</p>
       {notice ? <p class="note">{notice}</p> : null}
+      {sso ? (
+        <p>
+          <a class="button" data-testid="sso" href={sso.login_url}>
+            Sign in with {sso.name}
+          </a>
+        </p>
+      ) : null}
       <form onSubmit={submit} data-testid="sign-in">
         <label>
           <span>Key</span>

@@ -4,6 +4,7 @@ import { GatewayError } from '../../ir/index.js';
 import type { Ledger } from '../../ledger/index.js';
 import { loadConsoleAssets, type Asset } from './static-assets.js';
 import { SessionStore, type ConsoleSession } from './sessions.js';
+import type { ConsoleSso } from './sign-in-oidc.js';
 
 export const SESSION_COOKIE = 'switchyard_console';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -24,7 +25,7 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** What a key holder's session may call: their own key's views, nothing of other accounts. */
+/** What a key holder's (or user's) session may call: their own views, nothing of other accounts. */
 const KEY_HOLDER_CALLS = new Set(['GET /v1/balance', 'GET /v1/spend']);
 
 export interface ConsoleOptions {
@@ -34,6 +35,16 @@ export interface ConsoleOptions {
   /** Reads the JSON body within the app's limits (app.ts). */
   readBody: (ctx: Koa.Context) => Promise<void>;
   assets?: Map<string, Asset>;
+  /** Sign-in through the identity provider (oidc.console), when configured. */
+  sso?: ConsoleSso;
+}
+
+/** Who a console call runs as, for the API behind it (app.ts): set only by this middleware. */
+export interface ConsoleCaller {
+  /** An operator's call: the admin API without the admin key (`user` is who, for the audit log; absent: the admin key). */
+  operator?: { user?: ConsoleSession['user'] };
+  /** A signed-in user's call, as their token would be. */
+  auth?: ConsoleSession['auth'];
 }
 
 /**
@@ -49,6 +60,7 @@ export function consoleMiddleware(opts: ConsoleOptions): Koa.Middleware {
     if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
     securityHeaders(ctx);
     if (ctx.path === '/console/session') return sessionRoute(ctx, sessions, opts);
+    if (ctx.path === '/console/oidc' || ctx.path.startsWith('/console/oidc/')) return ssoRoute(ctx, sessions, opts.sso);
     if (ctx.path.startsWith('/console/api/')) {
       ctx.set('cache-control', 'no-store');
       const session = mustHaveSession(ctx, sessions);
@@ -58,7 +70,10 @@ export function consoleMiddleware(opts: ConsoleOptions): Koa.Middleware {
       if (method !== 'GET' && method !== 'HEAD') checkWrite(ctx, session);
       if (!allowed(session, method, target)) throw new GatewayError('permission', `the console's ${roleName(session)} session cannot call ${method} ${target}`);
       ctx.path = target;
-      ctx.req.headers.authorization = `Bearer ${session.role === 'operator' ? opts.adminKey : session.key}`;
+      delete ctx.req.headers.authorization;
+      if (session.role === 'operator') ctx.state.console = { operator: { user: session.user } } satisfies ConsoleCaller;
+      else if (session.role === 'user') ctx.state.console = { auth: session.auth } satisfies ConsoleCaller;
+      else ctx.req.headers.authorization = `Bearer ${session.key}`;
       delete ctx.req.headers['x-api-key'];
       delete ctx.req.headers.cookie;
       return next();
@@ -126,11 +141,46 @@ async function signIn(key: string, sessions: SessionStore, opts: ConsoleOptions)
   if (opts.adminKey && safeEqual(key, opts.adminKey)) return sessions.create('operator');
   const auth = await opts.ledger.authenticate(key);
   if (!auth) throw new GatewayError('authentication', 'this key is not valid (unknown, revoked or expired)');
-  return sessions.create('key_holder', key, auth.accountId);
+  return sessions.create('key_holder', { key, accountId: auth.accountId });
 }
 
 function sessionBody(s: ConsoleSession) {
-  return { role: s.role, csrf_token: s.csrf, account_id: s.accountId ?? null, expires_at: new Date(Math.min(s.idleUntil, s.endsAt)).toISOString() };
+  return {
+    role: s.role,
+    csrf_token: s.csrf,
+    account_id: s.accountId ?? null,
+    user: s.user ? { id: s.user.id, name: s.user.name, subject: s.user.subject, groups: s.user.groups } : null,
+    expires_at: new Date(Math.min(s.idleUntil, s.endsAt)).toISOString(),
+  };
+}
+
+/**
+ * GET /console/oidc: whether the identity provider's sign-in is offered (and its name);
+ * /console/oidc/login starts it, /console/oidc/callback finishes it and returns to the console
+ * signed in, or with the reason it was refused (`?sign_in_error=`), shown by the sign-in page.
+ */
+async function ssoRoute(ctx: Koa.Context, sessions: SessionStore, sso: ConsoleSso | undefined): Promise<void> {
+  ctx.set('cache-control', 'no-store');
+  if (ctx.method !== 'GET') throw new GatewayError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: GET)`);
+  if (!sso) throw new GatewayError('not_found', 'sign-in through an identity provider is not configured (oidc.console)');
+  if (ctx.path === '/console/oidc') {
+    ctx.body = { name: sso.name, login_url: '/console/oidc/login' };
+    return;
+  }
+  if (ctx.path === '/console/oidc/login') return sso.start(ctx);
+  if (ctx.path !== '/console/oidc/callback') throw new GatewayError('not_found', `no route for GET ${ctx.path}`);
+  let session: ConsoleSession;
+  try {
+    const error = ctx.query.error;
+    if (typeof error === 'string') throw new GatewayError('authentication', `the identity provider refused the sign-in: ${error}`);
+    session = await sso.finish(ctx, sessions);
+  } catch (e) {
+    const reason = e instanceof GatewayError ? e.message : 'the sign-in failed';
+    ctx.redirect(`/console/?sign_in_error=${encodeURIComponent(reason)}`);
+    return;
+  }
+  ctx.cookies.set(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/console', overwrite: true });
+  ctx.redirect('/console/');
 }
 
 function mustHaveSession(ctx: Koa.Context, sessions: SessionStore): ConsoleSession {
@@ -163,7 +213,7 @@ function allowed(session: ConsoleSession, method: string, path: string): boolean
 }
 
 function roleName(s: ConsoleSession): string {
-  return s.role === 'operator' ? 'operator' : 'key holder';
+  return s.role === 'key_holder' ? 'key holder' : s.role;
 }
 
 function safeEqual(a: string, b: string): boolean {

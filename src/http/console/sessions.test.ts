@@ -17,7 +17,7 @@ describe('console sessions', () => {
     now = 250;
     expect(store.touch(s.id)).toBeUndefined();
 
-    const idle = store.create('key_holder', 'sk-sy-x', 'acct_1');
+    const idle = store.create('key_holder', { key: 'sk-sy-x', accountId: 'acct_1' });
     now = 350;
     expect(store.touch(idle.id)).toBeUndefined();
   });

@@ -1,16 +1,33 @@
 import { randomBytes } from 'node:crypto';
+import type { KeyAuth, UserPrincipal } from '../../ledger/index.js';
 
-/** Who signed in: the operator (admin key) or a key holder (one API key, one account). */
-export type ConsoleRole = 'operator' | 'key_holder';
+/**
+ * Who signed in: the operator (the admin key, or a member of an admin group through the identity
+ * provider), a key holder (one API key, one account) or a user (signed in through the identity
+ * provider, not an operator: their own balance, budgets and usage).
+ */
+export type ConsoleRole = 'operator' | 'key_holder' | 'user';
+
+/** What a session carries besides its role. */
+export interface SessionDetails {
+  /** A key holder's own key, kept here so each call is authenticated as the key (revoked = signed out). */
+  key?: string;
+  accountId?: string;
+  /** Who signed in through the identity provider (operators and users). */
+  user?: UserPrincipal;
+  /** A user's credential as the API sees it (account, allowed models, limits). */
+  auth?: KeyAuth;
+}
 
 export interface ConsoleSession {
   id: string;
   role: ConsoleRole;
   /** Echoed by the page in `x-csrf-token` on every write; never in a cookie. */
   csrf: string;
-  /** A key holder's own key, kept here so each call is authenticated as the key (revoked = signed out). */
   key?: string;
   accountId?: string;
+  user?: UserPrincipal;
+  auth?: KeyAuth;
   /** Epoch ms: the session ends at the first of its idle and absolute deadlines. */
   idleUntil: number;
   endsAt: number;
@@ -40,10 +57,10 @@ export class SessionStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(role: ConsoleRole, key?: string, accountId?: string): ConsoleSession {
+  create(role: ConsoleRole, details: SessionDetails = {}): ConsoleSession {
     this.sweep();
     const t = this.now();
-    const session: ConsoleSession = { id: token(), csrf: token(), role, key, accountId, idleUntil: t + this.times.idleMs, endsAt: t + this.times.maxMs };
+    const session: ConsoleSession = { id: token(), csrf: token(), role, ...details, idleUntil: t + this.times.idleMs, endsAt: t + this.times.maxMs };
     this.sessions.set(session.id, session);
     return session;
   }
