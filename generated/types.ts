@@ -1930,6 +1930,8 @@ export interface components {
             type: "function_call";
             id: string;
             call_id: string;
+            /** @description The namespace tool the function sits in, when it does. */
+            namespace?: string;
             name: string;
             arguments: string;
             status: string;
@@ -1989,6 +1991,8 @@ export interface components {
             /** @enum {string} */
             type: "function_call";
             call_id: string;
+            /** @description The namespace tool the function sits in, when it does. */
+            namespace?: string;
             name: string;
             arguments: string;
             id?: string;
@@ -2122,6 +2126,18 @@ export interface components {
         };
         /** @enum {string} */
         ResponseMessageRole: "user" | "assistant" | "system" | "developer";
+        /** @description Function and custom tools grouped under a name (Codex's sub-agent tools). A Responses upstream gets it as sent; for another upstream each function in it is a function tool named `<namespace>__<name>`, and its calls come back with `namespace` and `name`. */
+        ResponseNamespaceTool: {
+            /** @enum {string} */
+            type: "namespace";
+            name: string;
+            description?: string;
+            tools: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A Responses API response. */
         ResponseObject: {
             id: string;
@@ -2524,7 +2540,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ResponseTool: components["schemas"]["ResponseFunctionTool"] | components["schemas"]["ResponseOtherTool"];
+        ResponseTool: components["schemas"]["ResponseFunctionTool"] | components["schemas"]["ResponseNamespaceTool"] | components["schemas"]["ResponseOtherTool"];
         ResponseToolChoice: ("none" | "auto" | "required") | components["schemas"]["ResponseToolChoiceObject"];
         /** @description An object tool choice, e.g. `{type: function, name}`. */
         ResponseToolChoiceObject: {

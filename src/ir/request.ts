@@ -8,7 +8,29 @@ export interface Tool {
   description?: string;
   /** JSON schema of the input object. */
   inputSchema: Record<string, unknown>;
+  /**
+   * A function OpenAI Responses groups under a `namespace` tool: `name` is then
+   * `namespacedToolName(group.namespace, group.name)`, a plain function name every upstream takes,
+   * and `group` gives a Responses client (or upstream) its two names back.
+   */
+  group?: ToolGroup;
   ext?: Ext;
+}
+
+/** Where a namespaced function sits: its namespace and its own name there. */
+export interface ToolGroup {
+  namespace: string;
+  name: string;
+}
+
+/** A namespaced function's one name in the IR (and for upstreams that have no namespaces): `<namespace>__<name>`. */
+export function namespacedToolName(namespace: string, name: string): string {
+  return `${namespace}__${name}`;
+}
+
+/** The namespace and own name of the tool an IR name calls, when it is a namespaced function. */
+export function toolGroupOf(tools: readonly Tool[], name: string): ToolGroup | undefined {
+  return tools.find((t) => t.name === name)?.group;
 }
 
 /**

@@ -30,9 +30,12 @@ export function droppedFeatures(req: Request, can: ProviderCapabilities): string
   const refs = ext.droppedReferences;
   if (isNonEmpty(refs)) out.push(`item_reference dropped (no stored responses): ${refs.join(', ')}`);
   if (can.nativeProtocol === RESPONSES && can.serverTools) return out;
-  if (isNonEmpty(ext.hostedTools)) {
-    out.push(`hosted tools dropped (the upstream is not Responses-speaking): ${typesOf(ext.hostedTools, (t) => t.type)}`);
-  }
+  const hosted = isNonEmpty(ext.hostedTools) ? (ext.hostedTools as Array<Record<string, unknown>>) : [];
+  // A namespace tool's functions travel as IR functions (`<namespace>__<name>`); only its other tools are lost.
+  const others = hosted.filter((t) => t?.type !== 'namespace');
+  if (others.length) out.push(`hosted tools dropped (the upstream is not Responses-speaking): ${typesOf(others, (t) => t.type)}`);
+  const inNamespaces = hosted.filter((t) => t?.type === 'namespace').flatMap((t) => (Array.isArray(t.tools) ? t.tools : []).filter((i) => i?.type !== 'function').map((i) => `${String(t.name)}.${String(i?.name ?? i?.type)}`));
+  if (inNamespaces.length) out.push(`namespace tools other than functions dropped (the upstream is not Responses-speaking): ${inNamespaces.join(', ')}`);
   if (isNonEmpty(ext.otherItems)) {
     out.push(`input items dropped (the upstream is not Responses-speaking): ${typesOf(ext.otherItems, (i) => (i.item as { type?: unknown } | undefined)?.type)}`);
   }

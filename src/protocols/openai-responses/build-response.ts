@@ -111,8 +111,9 @@ function toolChoiceOf(req: Request): unknown {
   return tc.type === 'tool' ? { type: 'function', name: tc.name } : tc.type;
 }
 
+/** The tools as the client sent them: namespaced functions are in their namespace tool, among the hosted ones. */
 function toolsOf(req: Request): unknown[] {
-  const fns = req.tools.map((t) => {
+  const fns = req.tools.filter((t) => !t.group).map((t) => {
     const ext = t.ext?.[EXT] ?? {};
     return {
       type: 'function',

@@ -1,5 +1,6 @@
 import {
   invalid,
+  namespacedToolName,
   RESPONSES_EXT,
   type AssistantPart,
   type ImagePart,
@@ -147,11 +148,13 @@ function decodeFunctionCall(item: Json, param: string): AssistantPart {
   for (const k of ['call_id', 'name', 'arguments'] as const) {
     if (typeof item[k] !== 'string') throw invalid(`function_call needs a string ${k}`, `${param}.${k}`);
   }
-  const extra = pick(item, ['id', 'status']);
+  // A call to a function in a namespace tool carries `namespace`: the IR names it as it names the tool.
+  if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string') throw invalid('function_call.namespace must be a string', `${param}.namespace`);
+  const extra = pick(item, ['id', 'status', 'namespace']);
   return {
     type: 'tool-call',
     id: item.call_id as string,
-    name: item.name as string,
+    name: typeof item.namespace === 'string' ? namespacedToolName(item.namespace, item.name as string) : (item.name as string),
     arguments: item.arguments as string,
     ...(extra ? { ext: { [EXT]: extra } } : {}),
   };
@@ -164,7 +167,7 @@ function decodeFunctionCallOutput(item: Json, param: string): ToolResultPart {
   if (typeof output === 'string') content = [{ type: 'text', text: output }];
   else if (Array.isArray(output)) content = output.map((p, j) => decodeUserPart(p, `${param}.output.${j}`));
   else throw invalid('function_call_output.output must be a string or an array of parts', `${param}.output`);
-  const extra = pick(item, ['id', 'status']);
+  const extra = pick(item, ['id', 'status', 'namespace']);
   return { type: 'tool-result', toolCallId: item.call_id, content, ...(extra ? { ext: { [EXT]: extra } } : {}) };
 }
 

@@ -1,10 +1,10 @@
-import { invalid, type Attribution, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
+import { invalid, namespacedToolName, type Attribution, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
 import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
 import { decodeFast, decodeReasoning } from './decode-options.js';
 import { attributionOf } from '../shared/attribution.js';
-import { checkTools, clientIndex } from '../shared/check-tools.js';
+import { checkTools } from '../shared/check-tools.js';
 import { decodeResponsesTextFormat } from '../shared/decode-response-format.js';
 import { isRecord } from '../shared/json.js';
 
@@ -26,7 +26,7 @@ export function decodeRequest(body: Json, headers: HeaderBag): Request {
   if (typeof body.model !== 'string') throw invalid('model is required', 'model');
   rejectStateful(body);
   const { system, messages, otherItems, references } = decodeInput(body.input, body.instructions);
-  const { functionTools, hostedTools } = decodeTools(body.tools);
+  const { functionTools, hostedTools, params } = decodeTools(body.tools);
   const { reasoning, rawEffort } = decodeReasoning(body);
   const ext: Json = {};
   for (const [k, v] of Object.entries(body)) if (!CONSUMED.has(k)) ext[k] = v;
@@ -36,7 +36,7 @@ export function decodeRequest(body: Json, headers: HeaderBag): Request {
   if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
   if (typeof body.previous_response_id === 'string') ext.previousResponseId = body.previous_response_id;
   const toolChoice = decodeToolChoice(body.tool_choice, ext);
-  checkTools(functionTools, toolChoice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type === 'function')}.name`, 'tool_choice.name');
+  checkTools(functionTools, toolChoice, (i) => params[i], 'tool_choice.name');
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
   const responseFormat = decodeResponsesTextFormat(body.text);
   return {
@@ -82,35 +82,60 @@ function rejectStateful(body: Json): void {
   }
 }
 
-function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json[] } {
+/**
+ * Function tools into the IR, hosted tools kept raw. A `namespace` tool (Codex groups its sub-agent
+ * tools so) stays raw for a Responses upstream, and each function in it is also an IR function
+ * named `<namespace>__<name>` with its `group`, so other upstreams can call it; its custom tools have
+ * no IR home. `params` names each IR tool's place in the client's list, for errors.
+ */
+function decodeTools(tools: unknown): { functionTools: Tool[]; hostedTools: Json[]; params: string[] } {
   const functionTools: Tool[] = [];
   const hostedTools: Json[] = [];
-  if (tools === undefined || tools === null) return { functionTools, hostedTools };
+  const params: string[] = [];
+  if (tools === undefined || tools === null) return { functionTools, hostedTools, params };
   if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
   tools.forEach((t, i) => {
     if (!isRecord(t)) throw invalid('tools must be objects', `tools.${i}`);
-    // web_search, file_search, mcp, custom, namespace...: no IR home; the pipeline warns when unused.
+    if (t.type === 'namespace') {
+      hostedTools.push(t);
+      if (typeof t.name !== 'string' || t.name === '') throw invalid('namespace tools need a name', `tools.${i}.name`);
+      if (!Array.isArray(t.tools)) throw invalid('namespace tools need a tools array', `tools.${i}.tools`);
+      const namespace = t.name;
+      t.tools.forEach((inner, j) => {
+        if (!isRecord(inner) || inner.type !== 'function') return;
+        functionTools.push(decodeFunctionTool(inner, `tools.${i}.tools.${j}`, namespace));
+        params.push(`tools.${i}.tools.${j}.name`);
+      });
+      return;
+    }
+    // web_search, file_search, mcp, custom...: no IR home; the pipeline warns when unused.
     if (t.type !== 'function') {
       // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tools`.
       if (typeof t.type !== 'string' || !TOOL_KINDS.has(t.type)) throw invalid(`tools[${i}].type ${JSON.stringify(t.type)} is not supported`, `tools.${i}.type`);
       return void hostedTools.push(t);
     }
-    if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `tools.${i}.name`);
-    const params = t.parameters ?? { type: 'object', properties: {} };
-    if (!isRecord(params)) throw invalid('parameters must be a JSON schema object', `tools.${i}.parameters`);
-    const extra: Json = {};
-    if (t.strict !== undefined && t.strict !== null) extra.strict = t.strict;
-    for (const [k, v] of Object.entries(t)) {
-      if (!['type', 'name', 'description', 'parameters', 'strict'].includes(k)) extra[k] = v;
-    }
-    functionTools.push({
-      name: t.name,
-      ...(typeof t.description === 'string' ? { description: t.description } : {}),
-      inputSchema: params,
-      ...(Object.keys(extra).length ? { ext: { [EXT]: extra } } : {}),
-    });
+    functionTools.push(decodeFunctionTool(t, `tools.${i}`));
+    params.push(`tools.${i}.name`);
   });
-  return { functionTools, hostedTools };
+  return { functionTools, hostedTools, params };
+}
+
+function decodeFunctionTool(t: Json, at: string, namespace?: string): Tool {
+  if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `${at}.name`);
+  const params = t.parameters ?? { type: 'object', properties: {} };
+  if (!isRecord(params)) throw invalid('parameters must be a JSON schema object', `${at}.parameters`);
+  const extra: Json = {};
+  if (t.strict !== undefined && t.strict !== null) extra.strict = t.strict;
+  for (const [k, v] of Object.entries(t)) {
+    if (!['type', 'name', 'description', 'parameters', 'strict'].includes(k)) extra[k] = v;
+  }
+  return {
+    name: namespace === undefined ? t.name : namespacedToolName(namespace, t.name),
+    ...(typeof t.description === 'string' ? { description: t.description } : {}),
+    inputSchema: params,
+    ...(namespace === undefined ? {} : { group: { namespace, name: t.name } }),
+    ...(Object.keys(extra).length ? { ext: { [EXT]: extra } } : {}),
+  };
 }
 
 /** Tool kinds of OpenAI's `Tool` union (official openapi.yaml), besides `function`. */

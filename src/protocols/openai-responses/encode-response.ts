@@ -1,4 +1,4 @@
-import { refusalExplanation, type AssistantPart, type Finish, type Response } from '../../ir/index.js';
+import { refusalExplanation, toolGroupOf, type AssistantPart, type Finish, type Response, type ToolGroup } from '../../ir/index.js';
 import type { EncodeMeta } from '../types.js';
 import { buildResponse, encryptedContentFor, itemId, statusOf } from './build-response.js';
 
@@ -21,8 +21,10 @@ export function reasoningItem(id: string, summary: string[], encrypted: Json): J
   return { type: 'reasoning', id, summary: summary.map((text) => ({ type: 'summary_text', text })), ...encrypted };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus): Json {
-  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
+/** A function call item; a call to a namespaced function gets its `namespace` and own name back. */
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, group?: ToolGroup): Json {
+  const named = group ? { namespace: group.namespace, name: group.name } : { name };
+  return { type: 'function_call', id, call_id: callId, ...named, arguments: args, status };
 }
 
 /**
@@ -44,7 +46,7 @@ export function encodeOutput(content: AssistantPart[], meta: EncodeMeta, finish:
         out.push(reasoningItem(itemId(meta, 'rs', index), part.text === '' ? [] : [part.text], encryptedContentFor(part)));
         break;
       case 'tool-call':
-        out.push(functionCallItem(itemId(meta, 'fc', index), part.id, part.name, part.arguments, 'completed'));
+        out.push(functionCallItem(itemId(meta, 'fc', index), part.id, part.name, part.arguments, 'completed', toolGroupOf(meta.request.tools, part.name)));
         break;
       case 'fallback':
         break;

@@ -1,5 +1,5 @@
 import type { Attempt, Finish, GatewayError, ReasoningOrigin, StreamEvent, StreamTranslator, Usage } from '../../ir/index.js';
-import { GatewayError as GatewayErrorClass, refusalExplanation } from '../../ir/index.js';
+import { GatewayError as GatewayErrorClass, refusalExplanation, toolGroupOf } from '../../ir/index.js';
 import type { EncodeMeta, SseFrame } from '../types.js';
 import { buildResponse, encryptedContentFor, itemId, statusOf, type ShellInput } from './build-response.js';
 import { errorCode, errorType, responseErrorCode } from './encode-error.js';
@@ -142,7 +142,7 @@ function openBlock(s: ResponsesStreamState, ev: Extract<StreamEvent, { type: 'te
     s.output.push(reasoningItem(b.itemId, [], encryptedContentFor({ ...reasoning, text: '' })));
   } else {
     b = { kind: 'tool', index, itemId: itemId(s.meta, 'fc', index), text: '', callId: ev.toolCallId, name: ev.name };
-    s.output.push(functionCallItem(b.itemId, ev.toolCallId, ev.name, '', 'in_progress'));
+    s.output.push(functionCallItem(b.itemId, ev.toolCallId, ev.name, '', 'in_progress', toolGroupOf(s.meta.request.tools, ev.name)));
   }
   s.open.set(ev.id, b);
   emit('response.output_item.added', { output_index: index, item: s.output[index] });
@@ -186,8 +186,9 @@ function closeBlock(s: ResponsesStreamState, id: string, b: Block, status: 'comp
   } else {
     // A tool without input still gets valid JSON (same rule as the Collector).
     const args = b.text.trim() === '' ? '{}' : b.text;
-    emit('response.function_call_arguments.done', { ...where, name: b.name, arguments: args });
-    s.output[b.index] = functionCallItem(b.itemId, b.callId ?? '', b.name ?? '', args, status);
+    const group = toolGroupOf(s.meta.request.tools, b.name ?? '');
+    emit('response.function_call_arguments.done', { ...where, name: group?.name ?? b.name, arguments: args });
+    s.output[b.index] = functionCallItem(b.itemId, b.callId ?? '', b.name ?? '', args, status, group);
   }
   emit('response.output_item.done', { output_index: b.index, item: s.output[b.index] });
 }

@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, namespacedToolName, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, num, str, type Json } from '../shared/read-json.js';
 import { reasoningOrigin } from './api.js';
 import { decodeStreamError } from './decode-error.js';
@@ -59,11 +59,16 @@ export function decodeResponse(body: unknown): StreamEvent[] {
       out.push({ type: 'text-start', id }, ...(text ? [{ type: 'text-delta' as const, id, text }] : []), { type: 'text-end', id });
     } else if (item.type === 'function_call') {
       sawToolCall = true;
-      out.push({ type: 'tool-start', id, toolCallId: str(item.call_id), name: str(item.name) });
+      out.push({ type: 'tool-start', id, toolCallId: str(item.call_id), name: callName(item) });
       if (str(item.arguments)) out.push({ type: 'tool-delta', id, json: str(item.arguments) });
       out.push({ type: 'tool-end', id });
     }
   }
   out.push({ type: 'finish', finish: decodeFinish(body, sawToolCall, refused), usage: decodeUsage(body.usage) });
   return out;
+}
+
+/** A call to a function in a namespace tool is named as the IR names the tool: `<namespace>__<name>`. */
+function callName(item: Json): string {
+  return typeof item.namespace === 'string' && item.namespace !== '' ? namespacedToolName(item.namespace, str(item.name)) : str(item.name);
 }

@@ -1,4 +1,4 @@
-import { GatewayError, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
+import { GatewayError, namespacedToolName, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { reasoningOrigin } from './api.js';
@@ -118,7 +118,7 @@ function openItem(s: ResponsesStreamState, index: number, item: Json, out: Strea
     const id = String(s.nextId++);
     s.items[index] = { kind: 'tool', id, seen: 0 };
     s.sawToolCall = true;
-    out.push({ type: 'tool-start', id, toolCallId: str(item.call_id), name: str(item.name) });
+    out.push({ type: 'tool-start', id, toolCallId: str(item.call_id), name: callName(item) });
   }
 }
 
@@ -148,3 +148,8 @@ function finish(s: ResponsesStreamState, response: Json, out: StreamEvent[]): vo
   out.push({ type: 'finish', finish: decodeFinish(response, s.sawToolCall, s.refused), usage: decodeUsage(response.usage) });
 }
 
+
+/** A call to a function in a namespace tool is named as the IR names the tool: `<namespace>__<name>`. */
+function callName(item: Json): string {
+  return typeof item.namespace === 'string' && item.namespace !== '' ? namespacedToolName(item.namespace, str(item.name)) : str(item.name);
+}

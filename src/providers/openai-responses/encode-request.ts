@@ -1,6 +1,6 @@
 import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
-import { RESPONSES_EXT, RESPONSES_FAMILY } from '../../ir/index.js';
+import { namespacedToolName, RESPONSES_EXT, RESPONSES_FAMILY, toolGroupOf } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
 
 type Json = Record<string, unknown>;
@@ -30,8 +30,11 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   body.model = target.upstreamModel;
   const { instructions, developer } = splitSystem(request.system);
   if (instructions !== undefined) body.instructions = instructions;
-  body.input = [...developer, ...encodeInput(request.messages, ext.otherItems)];
-  const tools = [...request.tools.map(encodeTool), ...(Array.isArray(ext.hostedTools) ? (ext.hostedTools as Json[]) : [])];
+  body.input = [...developer, ...encodeInput(request.messages, ext.otherItems, request.tools)];
+  const hosted = Array.isArray(ext.hostedTools) ? (ext.hostedTools as Json[]) : [];
+  // A namespaced function whose namespace tool goes along is called through it, not on its own.
+  const namespaces = new Set(hosted.filter((t) => t.type === 'namespace').map((t) => t.name));
+  const tools = [...request.tools.filter((t) => !t.group || !namespaces.has(t.group.namespace)).map(encodeTool), ...hosted];
   if (tools.length > 0) body.tools = tools;
   const choice = ext.toolChoice ?? encodeToolChoice(request.toolChoice);
   if (choice !== undefined && (tools.length > 0 || choice === 'none')) body.tool_choice = choice;
@@ -62,18 +65,18 @@ function splitSystem(system: TextPart[]): { instructions?: string; developer: Js
   };
 }
 
-function encodeInput(messages: Message[], otherItems: unknown): Json[] {
+function encodeInput(messages: Message[], otherItems: unknown, tools: Tool[]): Json[] {
   const others = Array.isArray(otherItems) ? (otherItems as Array<{ position: number; item: Json }>) : [];
   const out: Json[] = [];
   messages.forEach((m, i) => {
     for (const o of others) if (o.position === i) out.push(o.item);
-    out.push(...encodeMessage(m));
+    out.push(...encodeMessage(m, tools));
   });
   for (const o of others) if (o.position >= messages.length) out.push(o.item);
   return out;
 }
 
-function encodeMessage(m: Message): Json[] {
+function encodeMessage(m: Message, tools: Tool[]): Json[] {
   switch (m.role) {
     case 'user':
       return [{ type: 'message', role: 'user', content: m.content.map(encodeUserPart) }];
@@ -86,7 +89,7 @@ function encodeMessage(m: Message): Json[] {
           : r.content.map(encodeUserPart),
       }));
     case 'assistant':
-      return encodeAssistant(m.content);
+      return encodeAssistant(m.content, tools);
   }
 }
 
@@ -101,7 +104,7 @@ function encodeImage(p: ImagePart): Json {
 }
 
 /** Consecutive texts form one assistant message item; reasoning and calls are items of their own. */
-function encodeAssistant(parts: AssistantPart[]): Json[] {
+function encodeAssistant(parts: AssistantPart[], tools: Tool[]): Json[] {
   const out: Json[] = [];
   let message: Json[] | undefined;
   for (const p of parts) {
@@ -114,13 +117,23 @@ function encodeAssistant(parts: AssistantPart[]): Json[] {
     }
     message = undefined;
     if (p.type === 'tool-call') {
-      out.push({ type: 'function_call', call_id: p.id, name: p.name, arguments: p.arguments.trim() === '' ? '{}' : p.arguments });
+      out.push({ type: 'function_call', call_id: p.id, ...callName(p, tools), arguments: p.arguments.trim() === '' ? '{}' : p.arguments });
     } else if (p.type === 'reasoning') {
       const item = encodeReasoningItem(p);
       if (item) out.push(item);
     }
   }
   return out;
+}
+
+/** A call to a namespaced function is named by its namespace and own name, as Responses has it. */
+function callName(p: Extract<AssistantPart, { type: 'tool-call' }>, tools: Tool[]): Json {
+  const group = toolGroupOf(tools, p.name);
+  if (group) return { namespace: group.namespace, name: group.name };
+  // A call from an earlier turn whose namespace is no longer among the tools.
+  const namespace = p.ext?.[EXT_KEY]?.namespace;
+  if (typeof namespace === 'string' && p.name.startsWith(namespacedToolName(namespace, ''))) return { namespace, name: p.name.slice(namespacedToolName(namespace, '').length) };
+  return { name: p.name };
 }
 
 /**
