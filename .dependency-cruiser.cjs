@@ -10,6 +10,8 @@ module.exports = {
     forbid('providers-are-independent', layer('providers'), '^src/(protocols|pipeline|handlers|http|ledger|routing|app|config)/', 'providers never import protocols'),
     forbid('ledger-below-pipeline', layer('ledger'), '^src/(pipeline|handlers|http|protocols|providers|app)/', 'the ledger knows nothing of requests'),
     forbid('limits-below-pipeline', layer('limits'), '^src/(pipeline|handlers|http|ledger|protocols|providers|routing|app|config)/', 'rate limits know keys and numbers, nothing of requests'),
+    forbid('telemetry-below-pipeline', layer('telemetry'), '^src/(pipeline|handlers|http|ledger|protocols|providers|routing|limits|app|config)/', 'telemetry makes spans and records; the seams above tell it what happened'),
+    forbid('otel-sdk-only-in-telemetry', '^src/(?!telemetry/otel/)', 'node_modules/@opentelemetry/', 'the SDK is loaded only when an OTEL_* variable asks for it (telemetry/load-telemetry.ts)'),
     forbid('routing-below-pipeline', layer('routing'), '^src/(pipeline|handlers|http|ledger|protocols|app)/', ''),
     forbid('pipeline-below-handlers', layer('pipeline'), '^src/(handlers|http|app)/', ''),
     forbid('handlers-below-http', layer('handlers'), '^src/(http|app)/', 'handlers never touch Koa'),

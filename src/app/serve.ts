@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfigFile } from '../config/load-config.js';
 import { startGateway, type Gateway } from './start-gateway.js';
+import { loadTelemetry } from '../telemetry/load-telemetry.js';
 import { dataDirFromEnv, ledgerOptionsFromEnv, type Ledger } from '../ledger/index.js';
 import { demoBanner, HeldOutput, type DemoDetails } from './demo-banner.js';
 
@@ -52,6 +53,8 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     metricsToken: process.env.SWITCHYARD_METRICS_TOKEN || undefined,
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
+    // OpenTelemetry, from the standard OTEL_* variables only (off, and never loaded, when none is set).
+    telemetry: (o) => loadTelemetry(process.env, o),
   }).catch((err: unknown) => {
     // A start that failed shows its log lines at once, above the error.
     held?.release();

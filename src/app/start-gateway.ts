@@ -20,6 +20,7 @@ import type { PipelineDeps } from '../pipeline/types.js';
 import type { Catalog } from '../routing/catalog.js';
 import { catalogPolicy, openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
 import { createScrubber, logRedaction, type Scrubber } from '../util/redact.js';
+import type { Telemetry, TelemetryOptions } from '../telemetry/types.js';
 
 export interface GatewayOptions {
   host?: string;
@@ -72,6 +73,11 @@ export interface GatewayOptions {
   identity?: IdentityConfig;
   /** Where the request log goes (stdout in blocks when absent; tests that read it give a stream). */
   requestLogDestination?: DestinationStream;
+  /**
+   * Starts the OpenTelemetry export (`telemetry/load-telemetry.ts`: from the OTEL_* variables);
+   * none when absent or when it answers undefined. The gateway shuts it down when it closes.
+   */
+  telemetry?: (opts: TelemetryOptions) => Promise<Telemetry | undefined>;
 }
 
 export interface Gateway {
@@ -157,6 +163,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const holdTtlMs = opts.holdTtlMs ?? DEFAULT_HOLD_TTL_MS;
   const stopReaper = startReaper(ledger, opts.reaperIntervalMs ?? 30_000, log);
   const api = await ApiDocument.load();
+  // Its spans and records go through the log's scrubber: no credential reaches them either.
+  const telemetry = await opts.telemetry?.({ scrubber });
   const lifecycle = new Lifecycle();
   const pipeline: PipelineDeps = { catalog, ledger, limiter, providers, holdTtlMs, health, log, now: Date.now, random: opts.random };
   const readiness = async (): Promise<Readiness> => {
@@ -185,6 +193,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     requestLog,
     pipeline,
     tokens: identity ? new TokenVerifier(identity) : undefined,
+    telemetry,
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -202,6 +211,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (ownsLedger) await ledger.close();
     else await ledger.settled();
     if (requestLog !== log) requestLog.flush();
+    // After the settles: their spans and usage records are exported with the rest.
+    await telemetry?.shutdown().catch((err) => log.warn({ err }, 'telemetry: the last export failed'));
   };
   try {
     await listen(server, opts.port ?? 8080, opts.host ?? '127.0.0.1');

@@ -14,7 +14,7 @@ export async function handleCompletion(deps: PipelineDeps, input: HandlerInput):
   const req = protocol.decodeRequest(input.body, input.headers);
   const { accountId, keyId, user, limits, allowedModels } = input.auth!;
   if (input.completion) Object.assign(input.completion, { model: req.model, stream: req.stream });
-  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, userId: user?.id, limits, allowedModels, signal: input.signal }, req);
+  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, userId: user?.id, limits, allowedModels, signal: input.signal, trace: input.trace }, req);
   if (input.completion) input.completion.run = run.summary;
   const meta: EncodeMeta = {
     requestId: input.requestId,

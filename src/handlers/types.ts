@@ -1,6 +1,7 @@
 import type { KeyAuth } from '../ledger/index.js';
 import type { RunSummary } from '../pipeline/types.js';
 import type { SseFrame, HeaderBag, ProtocolAdapter } from '../protocols/types.js';
+import type { RequestTrace } from '../telemetry/types.js';
 
 /** Everything a handler gets from the HTTP layer: plain data, no framework objects. */
 export interface HandlerInput {
@@ -17,6 +18,8 @@ export interface HandlerInput {
   protocol: ProtocolAdapter<any>;
   /** Filled by a completion for the request's log line (see http/request-log.ts). */
   completion?: CompletionReport;
+  /** The request's trace, when telemetry is on. */
+  trace?: RequestTrace;
 }
 
 /** What the request log tells of a completion: the model asked for and the run as it went. */

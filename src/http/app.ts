@@ -5,7 +5,8 @@ import { bodyParser } from '@koa/bodyparser';
 import { GatewayError, toGatewayError } from '../ir/index.js';
 import type { CompletionReport, HandlerInput, HandlerResult } from '../handlers/types.js';
 import type { KeyAuth } from '../ledger/index.js';
-import { requestLogLine } from './request-log.js';
+import { requestLogLine, requestSpanAttributes } from './request-log.js';
+import type { RequestTrace, Telemetry } from '../telemetry/types.js';
 import type { Logger } from '../pipeline/types.js';
 import type { ProtocolAdapter } from '../protocols/types.js';
 import type { ApiDocument } from './openapi-document.js';
@@ -49,6 +50,8 @@ export interface AppOptions extends RouteDeps {
   consoleSessions?: SessionStore;
   /** Checks identity-provider tokens (SWITCHYARD_OIDC_ISSUER / `oidc:`); only API keys pass when absent. */
   tokens?: TokenVerifier;
+  /** OpenTelemetry export (absent when no OTEL_* variable asks for it). */
+  telemetry?: Telemetry;
 }
 
 export interface Readiness {
@@ -69,6 +72,10 @@ interface State {
   operationId?: string;
   /** A call the console makes for its signed-in session (serve-console.ts). */
   console?: ConsoleCaller;
+  /** The request's trace, when telemetry is on. */
+  trace?: RequestTrace;
+  /** The kind of error the request was answered with, for its span. */
+  errorType?: string;
 }
 
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024;
@@ -115,6 +122,9 @@ export function createApp(opts: AppOptions): Koa<State> {
     const endTimer = metrics.httpDuration.startTimer();
     const started = performance.now();
     ctx.state.completion = {};
+    // Probes come every few seconds: no trace for them.
+    const trace = PROBES.has(ctx.path) ? undefined : opts.telemetry?.request(ctx.method, ctx.headers);
+    ctx.state.trace = trace;
     opts.lifecycle.enter();
     try {
       if (opts.lifecycle.draining) {
@@ -125,7 +135,9 @@ export function createApp(opts: AppOptions): Koa<State> {
       await next();
       if (ctx.body == null && ctx.respond !== false) unrouted(ctx);
     } catch (e) {
-      renderError(ctx, ctx.state.protocol, errorToAnswer(e, ctx.state.requestId), opts.log);
+      const err = errorToAnswer(e, ctx.state.requestId);
+      ctx.state.errorType = err.code ?? err.kind;
+      renderError(ctx, ctx.state.protocol, err, opts.log);
     } finally {
       opts.lifecycle.leave();
     }
@@ -133,7 +145,9 @@ export function createApp(opts: AppOptions): Koa<State> {
     const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
     endTimer({ operation });
     metrics.httpRequests.inc({ operation, status: String(status) });
-    const line = requestLogLine({ ...ctx.state, method: ctx.method, path: ctx.path, status, latencyMs: performance.now() - started });
+    const facts = { ...ctx.state, method: ctx.method, path: ctx.path, status, latencyMs: performance.now() - started };
+    const line = requestLogLine(facts);
+    if (trace) endTrace(trace, facts, line, ctx.state.errorType);
     // Probes come every few seconds: their lines would drown the rest.
     if (PROBES.has(ctx.path)) requestLog.debug?.(line, 'request');
     else requestLog.info(line, 'request');
@@ -187,6 +201,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     router[method](route.path, async (ctx) => {
       ctx.state.protocol = spec.protocolFor?.(ctx.headers as Record<string, string | undefined>) ?? spec.protocol;
       ctx.state.operationId = route.operationId;
+      ctx.state.trace?.route(route.path);
       ctx.state.redact = redactor([...providerKeys(opts.pipeline.catalog), presentedKey(ctx.headers as Record<string, string | undefined>)]);
       const { input, clientGone } = await prepareInput(ctx, route.operationId, spec, opts, readBody);
       await respond(ctx, await spec.handler(input), clientGone, opts.sendTimeoutMs);
@@ -199,6 +214,23 @@ export function createApp(opts: AppOptions): Koa<State> {
   // Answers 405 (and 501) with an `Allow` header and no body; `unrouted` renders the body.
   app.use(router.allowedMethods());
   return app;
+}
+
+/** Ends the request's span: its attributes, its status; the log line joins the trace (and is exported when logs are). */
+function endTrace(trace: RequestTrace, facts: Parameters<typeof requestLogLine>[0], line: Record<string, unknown>, errorType: string | undefined): void {
+  line.trace_id = trace.traceId;
+  line.span_id = trace.spanId;
+  trace.set(requestSpanAttributes(facts));
+  const { model, run } = facts.completion;
+  trace.finish(facts.status, {
+    operation: model !== undefined ? 'chat' : undefined,
+    provider: 'switchyard',
+    requestModel: model,
+    responseModel: run?.servedModel,
+    errorType,
+    outputTokens: run?.usage?.output.total,
+  });
+  trace.log(line);
 }
 
 /** A request no route answered: 404, or 405 with the router's `Allow` header kept. */
@@ -259,6 +291,7 @@ async function prepareInput(
     auth,
     protocol: ctx.state.protocol,
     completion: ctx.state.completion,
+    trace: ctx.state.trace,
   };
   return { input, clientGone: clientGone.signal };
 }

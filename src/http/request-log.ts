@@ -1,6 +1,7 @@
 import { inputTotal } from '../ir/index.js';
 import type { KeyAuth } from '../ledger/index.js';
 import type { CompletionReport } from '../handlers/types.js';
+import type { Attributes } from '../telemetry/types.js';
 
 export interface RequestFacts {
   requestId: string;
@@ -41,4 +42,37 @@ export function requestLogLine(f: RequestFacts): Record<string, unknown> {
     line.ended = run.status ?? 'running';
   }
   return line;
+}
+
+/**
+ * The request span's own attributes, from the same facts as its log line: who called (account,
+ * key), what was asked and who answered, the tokens and cost billed, and whether it fell back.
+ */
+export function requestSpanAttributes(f: RequestFacts): Attributes {
+  const attrs: Attributes = { 'switchyard.request.id': f.requestId, 'url.path': f.path };
+  if (f.auth) {
+    attrs['switchyard.account.id'] = f.auth.accountId;
+    attrs['switchyard.key.id'] = f.auth.keyId;
+    attrs['switchyard.user.id'] = f.auth.user?.id;
+  }
+  const { model, stream, run } = f.completion;
+  if (model !== undefined) {
+    attrs['gen_ai.operation.name'] = 'chat';
+    attrs['gen_ai.request.model'] = model;
+    attrs['gen_ai.request.stream'] = stream;
+  }
+  if (run) {
+    attrs['gen_ai.response.model'] = run.servedModel;
+    attrs['switchyard.attempts'] = run.attempts.length;
+    attrs['switchyard.fallback'] = run.attempts.some((a) => a.model !== run.attempts[0].model);
+    attrs['switchyard.outcome'] = run.status ?? 'running';
+    if (run.usage) {
+      attrs['gen_ai.usage.input_tokens'] = inputTotal(run.usage);
+      attrs['gen_ai.usage.output_tokens'] = run.usage.output.total;
+      attrs['gen_ai.usage.cache_read.input_tokens'] = run.usage.input.cacheRead;
+      attrs['gen_ai.usage.cache_creation.input_tokens'] = run.usage.input.cacheWrite;
+    }
+    attrs['switchyard.cost.nanodollars'] = Number(run.cost);
+  }
+  return attrs;
 }

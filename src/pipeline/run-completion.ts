@@ -32,6 +32,8 @@ import { droppedFeatures } from './dropped-features.js';
 import { billableUsage, OutputMeter } from './meter-output.js';
 import { watchDeployment, type HealthWatch } from './report-health.js';
 import { closeOpenBlocks, runAttempt, type AttemptResult } from './run-attempt.js';
+import { endAttemptTrace, OutputCapture, tokenCounts, traceAttempt } from './trace-attempt.js';
+import type { AttemptTrace } from '../telemetry/types.js';
 import type { CallContext, PipelineDeps, RunSummary } from './types.js';
 
 export interface Run {
@@ -69,9 +71,13 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   // while the hold commits. Nothing reaches the client before the hold is placed; a refused hold
   // cancels the call, and the client gets the refusal and is charged nothing.
   const early = deps.ledger.holdLikelyPasses(ctx.accountId, amount) ? launchAttempt(deps, ctx, req, first, 0, summary) : undefined;
+  const holdSpan = ctx.trace?.child('switchyard.ledger.hold', { 'switchyard.hold.nanodollars': Number(amount) });
   try {
     await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
+    holdSpan?.end();
   } catch (e) {
+    holdSpan?.fail(isGatewayError(e) ? (e.code ?? e.kind) : 'ledger_error', (e as Error)?.message);
+    holdSpan?.end();
     if (early) {
       metrics.earlyUpstreamCalls.inc({ hold: 'refused' });
       await early.cancel();
@@ -117,6 +123,10 @@ interface Launched {
   first: Promise<IteratorResult<StreamEvent, AttemptResult>>;
   /** Stops listening to the client's signal. */
   unlink: () => void;
+  /** Its span, when the request is traced. */
+  trace?: AttemptTrace;
+  /** What it produced, when message content is captured. */
+  output?: OutputCapture;
   /**
    * Stops the upstream call and waits for the attempt to end; what it produced stays in `meter`.
    * Never throws.
@@ -135,20 +145,26 @@ function launchAttempt(deps: PipelineDeps, ctx: CallContext, req: Request, cand:
   const meter = new OutputMeter(cand.maxTokens);
   const health = watchDeployment(deps.health, cand.deployment.id, deps.now);
   const warn = (message: string) => noteWarnings(deps, ctx, summary, [message]);
-  const attempt = runAttempt(deps, providerCall(deps, ctx, req, cand, summary, stop), cand, index, ctx.signal, stop, meter, warn);
+  const call = providerCall(deps, ctx, req, cand, summary, stop);
+  const span = traceAttempt(deps, ctx.trace, req, cand, index, call.request.stream);
+  call.observe = span;
+  const output = span && ctx.trace?.captureContent ? new OutputCapture() : undefined;
+  const run = runAttempt(deps, call, cand, index, ctx.signal, stop, meter, warn);
+  const attempt = output ? output.watch(run) : run;
   const first = attempt.next();
   // The first step comes with the first output (runAttempt yields `start` right before it).
   // runAttempt ends in an outcome rather than a throw; the rejection handler only keeps a stray
   // rejection from counting as unhandled while startRun still waits for the hold.
-  first.then((step) => step.done || health.firstOutput(), () => undefined);
+  first.then((step) => step.done || (health.firstOutput(), span?.firstChunk()), () => undefined);
   const cancel = async () => {
     stop.abort();
     unlink();
     // Queued behind the step under way, if any: resolves once the attempt has ended.
     await attempt.return(undefined as never).catch(() => undefined);
     health.end();
+    endAttemptTrace(span, { kind: 'cancelled' }, billableUsage(meter, summary.inputTokens), output);
   };
-  return { cand, meter, health, attempt, first, unlink, cancel };
+  return { cand, meter, health, attempt, first, unlink, cancel, trace: span, output };
 }
 
 /**
@@ -242,6 +258,7 @@ async function* streamAttempts(run: AttemptsRun): AsyncGenerator<StreamEvent> {
         // The first output of the run: its model is the one replying now. The warnings noted
         // so far go in the headers, built when this first event is read.
         startSent = true;
+        run.ctx.trace?.firstToken();
         told = run.summary.warnings?.length ?? 0;
         serving(run.summary, launched.cand);
         yield ev;
@@ -335,6 +352,7 @@ function endAttempt(run: AttemptsRun, launched: Launched, outcome: AttemptOutcom
   // pays for the input only; the tokens stay on its usage record, the operator's cost.
   const unseen = !streamed && (outcome.kind === 'failed' || (outcome.kind === 'cancelled' && isGatewayError(ctx.signal.reason)));
   chargeAttempt(run.charges, summary, cand, launched.meter, outcome.kind === 'failed', unseen);
+  if (launched.trace) endAttemptTrace(launched.trace, outcome, billableUsage(launched.meter, summary.inputTokens), launched.output);
   const record = attemptRecord(cand, outcome);
   summary.attempts.push(record);
   serving(summary, cand);
@@ -504,22 +522,25 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
   recordMetrics(summary, charges);
   // The key's token bucket took the input estimate at admission; now it gets what was really used.
   if (summary.rateLimit) deps.limiter.adjust(limitsOwner(ctx), ctx.limits, { tokens: inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens });
+  const record = {
+    keyId: ctx.keyId ?? null,
+    modelRequested: req.model,
+    endUser: req.attribution?.endUser ?? null,
+    session: req.attribution?.session ?? null,
+    modelServed: summary.servedModel ?? null,
+    attempts: summary.attempts,
+    latencyMs,
+    status: summary.status ?? 'error',
+  };
+  const span = ctx.trace?.child('switchyard.ledger.settle', settleAttributes(summary));
   try {
-    await deps.ledger.settle({
-      requestId: ctx.requestId,
-      charges,
-      record: {
-        keyId: ctx.keyId ?? null,
-        modelRequested: req.model,
-        endUser: req.attribution?.endUser ?? null,
-        session: req.attribution?.session ?? null,
-        modelServed: summary.servedModel ?? null,
-        attempts: summary.attempts,
-        latencyMs,
-        status: summary.status ?? 'error',
-      },
-    });
+    await deps.ledger.settle({ requestId: ctx.requestId, charges, record });
+    span?.end();
+    // Delivered to the operator's pipeline once the ledger has it (never before the commit).
+    ctx.trace?.usage({ ...record, requestId: ctx.requestId, accountId: ctx.accountId, userId: ctx.userId ?? null, ...usageFacts(summary) });
   } catch (e) {
+    span?.fail('settle_failed', (e as Error)?.message);
+    span?.end();
     // The ledger retries a settle the database did not take and spools it at shutdown; what
     // arrives here was refused (a caller bug) or spooled, and is logged as such by the ledger too.
     deps.log.error({ err: e, requestId: ctx.requestId }, 'settlement failed');
@@ -529,4 +550,28 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
 /** Whose rate-limit buckets a request draws on: its key's, or its user's (ids never collide: key_…, usr_…). */
 function limitsOwner(ctx: CallContext): string {
   return ctx.keyId ?? ctx.userId ?? ctx.accountId;
+}
+
+/** The settle span's attributes: what the request is billed, in the conventions' token names. */
+function settleAttributes(summary: RunSummary) {
+  const t = tokenCounts(summary.usage!);
+  return {
+    'gen_ai.usage.input_tokens': t.input,
+    'gen_ai.usage.output_tokens': t.output,
+    'gen_ai.usage.cache_read.input_tokens': t.cacheRead,
+    'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
+    'switchyard.cost.nanodollars': Number(summary.cost),
+    'switchyard.attempts': summary.attempts.length,
+  };
+}
+
+/** The usage export's facts of a settled run. */
+function usageFacts(summary: RunSummary) {
+  return {
+    deployments: summary.attempts.map((a) => a.deployment ?? a.model),
+    attempts: summary.attempts.length,
+    fallback: summary.attempts.some((a) => a.model !== summary.attempts[0].model),
+    usage: tokenCounts(summary.usage!),
+    cost: summary.cost.toString(),
+  };
 }

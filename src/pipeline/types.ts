@@ -4,6 +4,7 @@ import type { KeyLimits, RateLimiter } from '../limits/index.js';
 import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
 import type { DeploymentHealth } from '../routing/health/index.js';
+import type { RequestTrace } from '../telemetry/types.js';
 
 /** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
 export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extendHold' | 'settle'>;
@@ -48,6 +49,8 @@ export interface CallContext {
   allowedModels?: ReadonlySet<string>;
   /** Aborted when the client disconnects, or (with a GatewayError as its reason) when the gateway ends the request. */
   signal: AbortSignal;
+  /** The request's trace, when telemetry is on. */
+  trace?: RequestTrace;
 }
 
 /** Filled in while the run goes; final once the event stream has ended. */

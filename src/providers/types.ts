@@ -70,6 +70,17 @@ export interface ProviderCall {
    * streams"). The local models pace only a client's stream. Absent: as `request.stream`.
    */
   clientStreams?: boolean;
+  /** Watches each HTTP try of the call (telemetry's client span; absent when telemetry is off). */
+  observe?: CallObserver;
+}
+
+/** Told of each HTTP try of an upstream call: it answers the headers to add (a `traceparent`). */
+export interface CallObserver {
+  upstream(info: { method: string; url: string; resend: number }): {
+    readonly headers: Record<string, string>;
+    response(status: number): void;
+    end(error?: { type: string; message: string }): void;
+  };
 }
 
 /**
@@ -81,6 +92,8 @@ export interface ProviderCall {
 export interface Provider {
   /** Its registry key: the `type` of a provider in the config. */
   type: string;
+  /** Its `gen_ai.provider.name` in the OpenTelemetry GenAI conventions (`openai`, `aws.bedrock`, ...); its `type` when absent. */
+  genAiName?: string;
   /** The upstream's URL when the config gives no `base_url`. */
   defaultBaseUrl: string;
   capabilities: ProviderCapabilities;

@@ -10,6 +10,7 @@ import { encodeRequest } from './encode-request.js';
 /** Anthropic `/v1/messages` upstreams. */
 export const anthropicProvider = {
   type: ANTHROPIC_KIND,
+  genAiName: 'anthropic',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: {
     // Anthropic rejects `thinking.budget_tokens` below 1024, and thinking with tool_choice any/tool.

@@ -20,6 +20,7 @@ import { sigV4Signer } from './sign-request.js';
  */
 export const bedrockProvider = {
   type: BEDROCK_KIND,
+  genAiName: 'aws.bedrock',
   defaultBaseUrl: DEFAULT_BASE_URL,
   options: bedrockOptionsSpec,
   capabilities: {

@@ -9,6 +9,7 @@ import { encodeRequest } from './encode-request.js';
 /** Gemini API upstreams (`generateContent`, `streamGenerateContent?alt=sse`). */
 export const geminiProvider = {
   type: GEMINI_KIND,
+  genAiName: 'gcp.gemini',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: {
     // Gemini 2.5 Pro's smallest thinking budget is 128; thinking and a forced function call mix.

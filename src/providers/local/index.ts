@@ -9,6 +9,7 @@ import { generate, LOCAL_KIND } from './generate.js';
 
 export const localProvider = {
   type: LOCAL_KIND,
+  genAiName: 'switchyard.local',
   defaultBaseUrl: 'local://',
   capabilities: {
     thinking: { minBudget: 0, forcedToolBlocksThinking: false },

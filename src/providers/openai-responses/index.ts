@@ -10,6 +10,7 @@ import { encodeRequest } from './encode-request.js';
 /** Responses-speaking upstreams (`POST /responses`: OpenAI and compatibles). */
 export const openaiResponsesProvider = {
   type: RESPONSES_TYPE,
+  genAiName: 'openai',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: {
     thinking: { minBudget: 0, forcedToolBlocksThinking: false },

@@ -10,6 +10,7 @@ import { encodeRequest } from './encode-request.js';
 /** OpenAI-compatible `/chat/completions` upstreams (OpenAI, DeepSeek, vLLM, Ollama, ...). */
 export const openaiProvider = {
   type: OPENAI_KIND,
+  genAiName: 'openai',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: {
     thinking: { minBudget: 0, forcedToolBlocksThinking: false },

@@ -23,7 +23,7 @@ export async function* streamUpstream<S>(
   for (let attempt = 0; ; attempt++) {
     let yielded = false;
     try {
-      for await (const ev of attemptOnce(call, exchange)) {
+      for await (const ev of attemptOnce(call, exchange, attempt)) {
         yielded = true;
         yield ev;
       }
@@ -42,12 +42,30 @@ export async function* streamUpstream<S>(
   }
 }
 
-async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): AsyncGenerator<StreamEvent> {
+/** One try, watched by the call's observer (telemetry) when it has one. */
+async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, resend: number): AsyncGenerator<StreamEvent> {
   if (call.signal.aborted) throw abortedError(call.signal.reason);
+  const observed = call.observe?.upstream({ method: 'POST', url: ex.url, resend });
+  if (!observed) return yield* tryOnce(call, ex);
+  let failure: { type: string; message: string } | undefined;
+  try {
+    yield* tryOnce(call, ex, observed);
+  } catch (e) {
+    const err = mapTransportError(e, call.signal);
+    failure = { type: err.code ?? err.kind, message: err.message };
+    throw e;
+  } finally {
+    // Also when the consumer stopped reading (the ceiling, the client gone).
+    observed.end(failure);
+  }
+}
+
+async function* tryOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, observed?: ReturnType<NonNullable<ProviderCall['observe']>['upstream']>): AsyncGenerator<StreamEvent> {
   const streamed = call.request.stream;
   const body = JSON.stringify(ex.body);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers };
   if (ex.sign) Object.assign(headers, await ex.sign({ url: ex.url, headers, body }));
+  if (observed) Object.assign(headers, observed.headers);
   const res = await request(ex.url, {
     method: 'POST',
     headers,
@@ -57,6 +75,7 @@ async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>): Asy
     // A non-streamed answer is generated whole before its headers are sent.
     ...(streamed ? {} : { headersTimeout: call.target.provider.timeouts.responseMs }),
   });
+  observed?.response(res.statusCode);
   // The upstream must see its connection closed at once when the call is aborted.
   const onAbort = () => res.body.destroy();
   call.signal.addEventListener('abort', onAbort, { once: true });

@@ -21,6 +21,7 @@ import { withTokenRenewal } from './renew-token.js';
  */
 export const vertexAnthropicProvider = {
   type: VERTEX_ANTHROPIC_KIND,
+  genAiName: 'gcp.vertex_ai',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: anthropicProvider.capabilities,
   options: vertexOptions,
@@ -47,6 +48,7 @@ export const vertexAnthropicProvider = {
  */
 export const vertexGeminiProvider = {
   type: VERTEX_GEMINI_KIND,
+  genAiName: 'gcp.vertex_ai',
   defaultBaseUrl: DEFAULT_BASE_URL,
   capabilities: geminiProvider.capabilities,
   options: vertexOptions,
