@@ -556,6 +556,8 @@ export interface components {
             display_name: string;
             /** @description RFC 3339 timestamp. */
             created_at: string;
+            /** @description On a list entry for a catalog alias: the id of the model it names (the entry carries that model's facts). */
+            alias_of?: string;
             pricing?: components["schemas"]["ModelPricing"];
             /** Format: int64 */
             context_window?: number;
@@ -1739,6 +1741,8 @@ export interface components {
              */
             created: number;
             owned_by: string;
+            /** @description On a list entry for a catalog alias: the id of the model it names (the entry carries that model's facts). */
+            alias_of?: string;
             pricing?: components["schemas"]["ModelPricing"];
             /** Format: int64 */
             context_window?: number;

@@ -7,7 +7,7 @@ import type { HandlerInput, HandlerResult } from './types.js';
 export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult {
   // A key restricted to some models sees only those, hidden ones included when named for it.
   const allowed = input.auth?.allowedModels;
-  const models = [...catalog.models.values()].filter((m) => (allowed ? allowed.has(m.id) : !m.hidden));
+  const models = listed([...catalog.models.values()].filter((m) => (allowed ? allowed.has(m.id) : !m.hidden)));
   if (wantsAnthropicShape(input)) {
     const { page, hasMore } = pageOf(models, input.query);
     const data = page.map((m) => ({ ...anthropicEntry(m), ...extras(m) }));
@@ -20,6 +20,18 @@ export function listModels(catalog: Catalog, input: HandlerInput): HandlerResult
   return { kind: 'json', status: 200, body: { object: 'list', data: models.map((m) => ({ ...openaiEntry(m), ...extras(m) })) } };
 }
 
+/** A model as listed: under its id, or under one of its aliases (`aliasOf` then names the model). */
+type Listed = ModelEntry & { aliasOf?: string };
+
+/**
+ * Each model, then each of its aliases as an entry of its own with the model's facts and
+ * `alias_of`: clients that pick from the list (Claude Code's gateway model discovery) can pick an
+ * alias, as they can send one.
+ */
+function listed(models: ModelEntry[]): Listed[] {
+  return models.flatMap((m) => [m, ...m.aliases.map((alias): Listed => ({ ...m, id: alias, aliasOf: m.id }))]);
+}
+
 /** Anthropic's default page size for GET /v1/models. */
 const DEFAULT_PAGE = 20;
 
@@ -27,7 +39,7 @@ const DEFAULT_PAGE = 20;
  * Anthropic's paging, in catalog order: `limit` models after `after_id`, or the `limit` models just
  * before `before_id`; `has_more` says whether more lie further in that direction.
  */
-function pageOf(models: ModelEntry[], query: HandlerInput['query']): { page: ModelEntry[]; hasMore: boolean } {
+function pageOf(models: Listed[], query: HandlerInput['query']): { page: Listed[]; hasMore: boolean } {
   const limit = query.limit === undefined ? DEFAULT_PAGE : Number(query.limit);
   const { after_id: after, before_id: before } = query;
   if (after !== undefined && before !== undefined) throw new GatewayError('invalid_request', 'send after_id or before_id, not both', { param: 'before_id' });
@@ -68,8 +80,9 @@ function anthropicEntry(m: ModelEntry) {
   return { type: 'model', id: m.id, display_name: m.displayName, created_at: new Date(m.created * 1000).toISOString() };
 }
 
-function extras(m: ModelEntry) {
+function extras(m: Listed) {
   return {
+    ...(m.aliasOf !== undefined ? { alias_of: m.aliasOf } : {}),
     pricing: {
       input: toJsonNumber(m.price.input),
       output: toJsonNumber(m.price.output),

@@ -19,7 +19,8 @@ const BETAS = 'claude-code-20250219,interleaved-thinking-2025-05-14';
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  gw = await startTestGateway({ catalog: fakeCatalog(fake) });
+  const sonnet = { id: 'claude-sonnet-4-5-20250929', provider: 'up-anthropic', upstream_model: 'claude-sonnet-4-5', aliases: ['claude-sonnet-4-5'], price: { input: '3', output: '15' } };
+  gw = await startTestGateway({ catalog: fakeCatalog(fake, { models: [sonnet] }) });
   claude = new Anthropic({
     baseURL: gw.url,
     apiKey: gw.key,
@@ -111,6 +112,19 @@ describe("Claude Code's gateway contract", () => {
     }
     await ask('up-anthropic', 'high');
     expect(fake.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+  });
+
+  it("gateway model discovery (GET /v1/models?limit=1000) lists catalog aliases, which Claude Code can then pick", async () => {
+    const listed = await claude.models.list({ limit: 1000 });
+    const ids = listed.data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5']));
+    expect(ids.indexOf('claude-sonnet-4-5')).toBe(ids.indexOf('claude-sonnet-4-5-20250929') + 1);
+    expect(listed.data.find((m) => m.id === 'claude-sonnet-4-5')).toMatchObject({ type: 'model', alias_of: 'claude-sonnet-4-5-20250929' });
+    // The OpenAI shape lists it too, and the alias answers.
+    const openaiList = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as { data: Array<{ id: string; alias_of?: string }> };
+    expect(openaiList.data.find((m) => m.id === 'claude-sonnet-4-5')).toMatchObject({ object: 'model', alias_of: 'claude-sonnet-4-5-20250929' });
+    await claude.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(fake.requests.at(-1)!.body).toMatchObject({ model: 'claude-sonnet-4-5' });
   });
 
   it('GET /v1/models answers in Anthropic shape with the catalog ids', async () => {

@@ -77,7 +77,7 @@ describe('tokens from the identity provider', () => {
   it('group claims decide the models: a member of engineering may use local-sonnet, others only local-haiku', async () => {
     const bob = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: (await issuer.signIn('bob')).accessToken, maxRetries: 0 });
     await expect(bob.chat.completions.create({ model: 'local-sonnet', max_tokens: 5, messages: hi })).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect((await bob.models.list()).data.map((m) => m.id)).toEqual(['local-haiku']);
+    expect((await bob.models.list()).data.map((m) => m.id)).toEqual(['local-haiku', 'local-haiku-latest']);
     await bob.chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: hi });
   });
 

@@ -54,8 +54,9 @@ describe('allowed models', () => {
     const an = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
     const listed = [];
     for await (const m of oa.models.list()) listed.push(m.id);
-    expect(listed).toEqual(['local-haiku']);
-    expect((await an.models.list()).data.map((m) => m.id)).toEqual(['local-haiku']);
+    // Its model's aliases are listed with it.
+    expect(listed).toEqual(['local-haiku', 'local-haiku-latest']);
+    expect((await an.models.list()).data.map((m) => m.id)).toEqual(['local-haiku', 'local-haiku-latest']);
     await expect(oa.models.retrieve('local-sonnet')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
 
     const ok = await oa.chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: ask });

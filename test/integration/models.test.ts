@@ -23,6 +23,9 @@ afterAll(async () => gw?.close());
 
 /** Every built-in model README names. */
 const VISIBLE = ['local-sonnet', 'local-sonnet-fast', 'local-haiku', 'local-opus', 'local-late-refusal'];
+/** Each listed alias, and the model it names (listed right after it). */
+const ALIASES: Record<string, string> = { 'local-sonnet-latest': 'local-sonnet', 'local-haiku-latest': 'local-haiku', 'local-opus-latest': 'local-opus' };
+const LISTED = [...VISIBLE, ...Object.keys(ALIASES)];
 
 async function lastBody(operationId: string): Promise<any> {
   const body = JSON.parse(await rec.last().text());
@@ -46,8 +49,13 @@ describe('GET /v1/models', () => {
       expectCatalogDetails(m);
       ids.push(m.id);
     }
-    expect(ids.sort()).toEqual([...VISIBLE].sort());
+    expect(ids.sort()).toEqual([...LISTED].sort());
     const body = await lastBody('listModels');
+    for (const [alias, model] of Object.entries(ALIASES)) {
+      const entry = body.data.find((m: any) => m.id === alias);
+      expect(entry).toEqual({ ...body.data.find((m: any) => m.id === model), id: alias, alias_of: model });
+      expect(body.data.indexOf(entry)).toBe(body.data.findIndex((m: any) => m.id === model) + 1);
+    }
     expect(body.object).toBe('list');
     const sonnet = body.data.find((m: any) => m.id === 'local-sonnet');
     expect(sonnet).toMatchObject({ pricing: { input: 3000, output: 15000, cache_read: 300, cache_write: 3750 }, max_output_tokens: 64_000, fast_variant: 'local-sonnet-fast' });
@@ -86,7 +94,7 @@ describe('GET /v1/models', () => {
     for await (const m of anthropic.models.list({ limit: 2 })) walked.push(m.id);
     expect(walked).toEqual(all);
 
-    expect(all).toHaveLength(VISIBLE.length);
+    expect(all).toHaveLength(LISTED.length);
     const before = await anthropic.models.list({ limit: 1, before_id: all[2] });
     expect(before.data.map((m) => m.id)).toEqual([all[1]]);
     expect(await lastBody('listModels')).toMatchObject({ has_more: true });
