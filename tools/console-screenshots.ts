@@ -2,21 +2,22 @@
  * `make screenshots`: the console's main pages as README shows them (docs/console/*.png). Starts
  * the gateway on a fresh PGlite with the fake upstream, makes a few accounts, keys and requests
  * through the OpenAI SDK, and photographs the pages in the system's Chromium (CHROMIUM_PATH, else
- * /usr/bin/chromium), as the browser tests drive it.
+ * one found where distributions install it: find-chromium.ts), as the browser tests drive it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { chromium, type Page } from 'playwright-core';
+import { findChromium } from './find-chromium.js';
 import { startFakeUpstream } from './fake-upstream/index.js';
 import { fakeCatalog } from '../test/support/fake-catalog.js';
 import { startTestGateway } from '../test/support/gateway.js';
 import { consoleBuilt, signIn } from '../test/console/console-support.js';
 
 const OUT = fileURLToPath(new URL('../docs/console/', import.meta.url));
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-if (!existsSync(executablePath)) {
-  console.error(`no Chromium at ${executablePath}: set CHROMIUM_PATH`);
+const executablePath = findChromium();
+if (!executablePath) {
+  console.error('no Chromium found (chromium, chromium-browser or google-chrome on PATH): install one or set CHROMIUM_PATH');
   process.exit(1);
 }
 

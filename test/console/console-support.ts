@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { findChromium } from '../../tools/find-chromium.js';
 // @ts-expect-error plain JavaScript build script, no declarations
 import { buildConsole, CONSOLE_OUT } from '../../tools/build-console.mjs';
 
-/** The Chromium the browser tests drive: CHROMIUM_PATH when it names an existing file. */
+/** The Chromium the browser tests drive: CHROMIUM_PATH, else one where distributions install it. */
 export function chromiumPath(): string | undefined {
-  const path = process.env.CHROMIUM_PATH;
-  return path && existsSync(path) ? path : undefined;
+  return findChromium();
 }
 
 /** `make test` builds the console first; a test file run alone builds it when it is missing. */
