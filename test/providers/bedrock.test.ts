@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayError, type Message, type Request, type StreamEvent } from '../../src/ir/index.js';
 import { bedrockProvider } from '../../src/providers/bedrock/index.js';
 import { encodeInvokeRequest } from '../../src/providers/bedrock/encode-request.js';
@@ -166,11 +166,16 @@ describe('the Bedrock provider on InvokeModel', () => {
     const env = { AWS_SHARED_CREDENTIALS_FILE: file, AWS_CONFIG_FILE: path.join(dir, 'config'), AWS_SECRET_ACCESS_KEY: 'the-environment-is-not-used' };
     const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
+    // Both a profile and static keys in the environment: the AWS SDK warns (once per process) that
+    // it takes the profile, which is what this test checks. The warning is expected, not shown.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       const { error } = await run('script:bedrock/invoke-stream-text', true, {}, { options: { region: 'eu-west-1', profile: 'prod' } });
       expect(error).toBeUndefined();
       expect(authOf()).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASWITCHYARDTEST01\//);
+      for (const [message] of warn.mock.calls) expect(String(message)).toMatch(/Multiple credential sources detected/);
     } finally {
+      warn.mockRestore();
       for (const [k, v] of Object.entries(before)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;

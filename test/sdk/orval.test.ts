@@ -3,9 +3,10 @@
  * running server as base URL, orval/program.ts type-checked against it under `strict`, then run:
  * every operation but getMetrics (see program.ts for why), and one Messages stream typed by event.
  */
+import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { generate } from 'orval';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -16,7 +17,12 @@ let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway();
   rmSync(`${here}client`, { recursive: true, force: true });
-  await generate({ input: DOCUMENT_PATH, output: { target: `${here}client/api.ts`, client: 'fetch', mode: 'single', baseUrl: gw.url } } as any);
+  // In its own process: orval prints a banner on success, which this run keeps (and shows on failure).
+  const options = { input: DOCUMENT_PATH, output: { target: `${here}client/api.ts`, client: 'fetch', mode: 'single', baseUrl: gw.url } };
+  const script = `import { generate } from 'orval'; await generate(${JSON.stringify(options)});`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)) }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
+    throw new Error(`orval failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  });
 }, 120_000);
 afterAll(async () => gw?.close());
 
