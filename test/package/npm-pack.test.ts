@@ -45,6 +45,10 @@ describe('the npm package', () => {
     // The web console's bundle (make console), which the package serves at /console.
     for (const asset of ['index.html', 'app.js', 'app.css']) expect(files).toContain(`dist/console/dist/${asset}`);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    // What users run and read, no build leftovers or README's pictures.
+    expect(files.filter((f) => /\.(map|png|jpe?g)$/.test(f))).toEqual([]);
+    for (const f of files) expect(['bin', 'config', 'dist', 'docs', 'package.json', 'README.md', 'LICENSE']).toContain(f.split('/')[0]);
+    expect(files.filter((f) => f.startsWith('docs/'))).toEqual(['docs/providers.md']);
 
     // An empty folder; the registry is not needed when the cache holds every dependency.
     const app = join(dir, 'app');
