@@ -97,7 +97,7 @@ export function checkTargets(rows: Row[], mem: StreamsMemory, embedded?: Embedde
   const embCpu = emb?.throughput.cpuMsPerRequest ?? NaN;
   return [
     check('one account: gateway CPU per non-streaming request (worst case)', '≤ 0.25 ms', cpuJson, `${f(cpuJson, 3)} ms`, (v) => v <= 0.25),
-    check('one account: database CPU per non-streaming request (worst case)', '≤ 0.12 ms', dbJson, `${f(dbJson, 3)} ms`, (v) => v <= 0.12),
+    check('one account: database CPU per non-streaming request (worst case)', '≤ 0.05 ms', dbJson, `${f(dbJson, 3)} ms`, (v) => v <= 0.05),
     ratioCheck('one account vs many accounts: throughput at 50 connections (non-streaming, same protocol)', 0.9,
       ratios(rows, (r) => r.server === 'switchyard' && r.accounts !== 1), 'no many-accounts case', 2),
     ratioCheck('one account vs Portkey: throughput at 50 connections (non-streaming, same protocol)', 4,
