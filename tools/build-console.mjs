@@ -25,7 +25,7 @@ export async function buildConsole() {
     legalComments: 'eof',
     logLevel: 'warning',
   });
-  for (const file of ['index.html', 'style.css']) copyFileSync(join(root, 'console', file), join(CONSOLE_OUT, file === 'style.css' ? 'app.css' : file));
+  for (const file of ['index.html', 'style.css', 'favicon.svg']) copyFileSync(join(root, 'console', file), join(CONSOLE_OUT, file === 'style.css' ? 'app.css' : file));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -60,11 +60,12 @@ export const api = {
   post: <T>(path: string, body: unknown) => call<T>('POST', `/console/api${path}`, body),
   patch: <T>(path: string, body: unknown) => call<T>('PATCH', `/console/api${path}`, body),
   del: <T>(path: string) => call<T>('DELETE', `/console/api${path}`),
-  session: () => call<Session>('GET', '/console/session'),
+  /** The session, or undefined (204) when nobody is signed in. */
+  session: () => call<Session | undefined>('GET', '/console/session'),
   signIn: (key: string) => call<Session>('POST', '/console/session', { key }),
   signOut: () => call<void>('DELETE', '/console/session'),
-  /** The identity provider's sign-in, when the gateway offers one (404 otherwise). */
-  sso: () => call<{ name: string; login_url: string }>('GET', '/console/oidc'),
+  /** The identity provider's sign-in, when the gateway offers one (204, undefined, otherwise). */
+  sso: () => call<{ name: string; login_url: string } | undefined>('GET', '/console/oidc'),
 };
 
 /** A query string from the defined values only. */

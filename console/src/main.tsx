@@ -37,7 +37,8 @@ function App() {
     setNotice('Your session has ended: sign in again.');
   });
   useEffect(() => {
-    api.session().then(setSession, () => setSession(null));
+    // 204 (undefined): nobody is signed in.
+    api.session().then((s) => setSession(s ?? null), () => setSession(null));
   }, []);
   if (session === undefined) return <p class="muted">Loading…</p>;
   if (session === null) return <SignIn notice={notice} onSignedIn={(s) => (setNotice(undefined), setSession(s))} />;

@@ -55,6 +55,29 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     await fake?.close();
   });
 
+  it('loads the sign-in page with no failed request and no error in the browser console (icon, session, identity provider)', async () => {
+    const visitor = await browser.newContext();
+    try {
+      const fresh = await visitor.newPage();
+      const failures: string[] = [];
+      fresh.on('response', (r) => {
+        if (r.status() >= 400) failures.push(`${r.status()} ${r.url()}`);
+      });
+      fresh.on('requestfailed', (r) => failures.push(`failed ${r.url()}`));
+      fresh.on('console', (m) => {
+        if (m.type() === 'error') failures.push(`console: ${m.text()}`);
+      });
+      await fresh.goto(`${gw.url}/console`);
+      await fresh.getByTestId('sign-in').waitFor();
+      // The icon is fetched after the page; let it settle.
+      await fresh.waitForLoadState('networkidle');
+      expect(failures).toEqual([]);
+      expect((await fetch(`${gw.url}/console/favicon.svg`)).headers.get('content-type')).toBe('image/svg+xml');
+    } finally {
+      await visitor.close();
+    }
+  });
+
   it('serves the page with a strict policy and signs the operator in with an HttpOnly, SameSite=Strict cookie', async () => {
     const res = await page.goto(`${gw.url}/console`);
     expect(res!.status()).toBe(200);

@@ -108,7 +108,10 @@ function serveAsset(ctx: Koa.Context, assets: Map<string, Asset>): void {
 async function sessionRoute(ctx: Koa.Context, sessions: SessionStore, opts: ConsoleOptions): Promise<void> {
   ctx.set('cache-control', 'no-store');
   if (ctx.method === 'GET') {
-    ctx.body = sessionBody(mustHaveSession(ctx, sessions));
+    // No session is an answer, not an error: the page asks on every load, before anyone signed in.
+    const session = sessions.touch(ctx.cookies.get(SESSION_COOKIE));
+    ctx.status = session ? 200 : 204;
+    ctx.body = session ? sessionBody(session) : null;
     return;
   }
   if (ctx.method === 'POST') {
@@ -162,6 +165,12 @@ function sessionBody(s: ConsoleSession) {
 async function ssoRoute(ctx: Koa.Context, sessions: SessionStore, sso: ConsoleSso | undefined): Promise<void> {
   ctx.set('cache-control', 'no-store');
   if (ctx.method !== 'GET') throw new GatewayError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: GET)`);
+  if (!sso && ctx.path === '/console/oidc') {
+    // The sign-in page asks on every load: not offered is an answer, not an error.
+    ctx.status = 204;
+    ctx.body = null;
+    return;
+  }
   if (!sso) throw new GatewayError('not_found', 'sign-in through an identity provider is not configured (oidc.console)');
   if (ctx.path === '/console/oidc') {
     ctx.body = { name: sso.name, login_url: '/console/oidc/login' };
