@@ -240,6 +240,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/model/{modelId}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoke a model (Bedrock format)
+         * @description Bedrock's InvokeModel for Claude: an Anthropic message, whole. `modelId` is a catalog id or alias, or a Bedrock model id naming one.
+         */
+        post: operations["bedrockInvokeModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/model/{modelId}/invoke-with-response-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoke a model with a response stream (Bedrock format)
+         * @description Bedrock's InvokeModelWithResponseStream for Claude: the Anthropic stream events in Bedrock's event stream.
+         */
+        post: operations["bedrockInvokeModelWithResponseStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -374,6 +414,66 @@ export interface paths {
         get: operations["getModel"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/locations/{location}/publishers/anthropic/models/count-tokens:rawPredict": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count input tokens (Vertex format)
+         * @description Vertex AI's token counting for Claude: as POST /v1/messages/count_tokens, the model named in the body.
+         */
+        post: operations["vertexCountTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predict (Vertex format)
+         * @description Vertex AI's rawPredict for Claude: an Anthropic message (or its SSE stream with `stream: true`). `model` is a catalog id or alias; `project` and `location` are accepted and ignored.
+         */
+        post: operations["vertexRawPredict"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predict with a stream (Vertex format)
+         * @description Vertex AI's streamRawPredict for Claude: the Anthropic SSE stream.
+         */
+        post: operations["vertexStreamRawPredict"];
         delete?: never;
         options?: never;
         head?: never;
@@ -655,6 +755,55 @@ export interface components {
             type: "bash_code_execution_tool_result";
             tool_use_id: string;
             content: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Bedrock's error body; the error's type is in the `x-amzn-errortype` header. */
+        BedrockErrorResponse: {
+            message: string;
+        };
+        /**
+         * @description Body of Amazon Bedrock's InvokeModel for a Claude model, as the Bedrock clients (Claude Code with
+         *     `CLAUDE_CODE_USE_BEDROCK`, `@anthropic-ai/bedrock-sdk`) send it: an Anthropic messages request whose
+         *     model is in the path, with `anthropic_version` and the beta flags in `anthropic_beta`.
+         */
+        BedrockInvokeRequest: {
+            /** @description At least one message, as Anthropic requires. */
+            messages: components["schemas"]["MessageParam"][];
+            system?: string | components["schemas"]["TextBlock"][];
+            tools?: components["schemas"]["MessageTool"][];
+            tool_choice?: components["schemas"]["MessageToolChoice"];
+            /** @description Gateway: extended reasoning. `true` means `{type: enabled}`. */
+            thinking?: components["schemas"]["ThinkingParam"];
+            reasoning_effort?: components["schemas"]["ReasoningEffort"];
+            /** @description Gateway alias of `reasoning_effort`. */
+            thinking_effort?: components["schemas"]["ReasoningEffort"];
+            /** @description Gateway: prefer the model's fast variant. */
+            fast?: boolean;
+            speed?: components["schemas"]["Speed"];
+            /** @description Gateway: retry on other models after a refusal. `[]` disables. */
+            fallbacks?: components["schemas"]["Fallbacks"];
+            service_tier?: string;
+            /**
+             * Format: int32
+             * @description Output ceiling. Defaults to 4096 when omitted.
+             */
+            max_tokens?: number;
+            stop_sequences?: string[];
+            /** Format: double */
+            temperature?: number;
+            /** Format: double */
+            top_p?: number;
+            /** Format: int32 */
+            top_k?: number;
+            metadata?: components["schemas"]["MessageMetadata"];
+            output_config?: components["schemas"]["MessageOutputConfig"] | null;
+            /** @description Deprecated spelling of `output_config.format`; read when that is absent. */
+            output_format?: components["schemas"]["MessageOutputFormat"] | null;
+            /** @description Bedrock's API version for Claude (`bedrock-2023-05-31`). */
+            anthropic_version?: string;
+            /** @description Beta flags, as the `anthropic-beta` header carries them on /v1/messages. */
+            anthropic_beta?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -2917,6 +3066,50 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description Body of Vertex AI's rawPredict and streamRawPredict for a Claude model, as the Vertex clients
+         *     (Claude Code with `CLAUDE_CODE_USE_VERTEX`, `@anthropic-ai/vertex-sdk`) send it: an Anthropic
+         *     messages request whose model is in the path, with `anthropic_version`.
+         */
+        VertexRawPredictRequest: {
+            /** @description At least one message, as Anthropic requires. */
+            messages: components["schemas"]["MessageParam"][];
+            system?: string | components["schemas"]["TextBlock"][];
+            tools?: components["schemas"]["MessageTool"][];
+            tool_choice?: components["schemas"]["MessageToolChoice"];
+            /** @description Gateway: extended reasoning. `true` means `{type: enabled}`. */
+            thinking?: components["schemas"]["ThinkingParam"];
+            reasoning_effort?: components["schemas"]["ReasoningEffort"];
+            /** @description Gateway alias of `reasoning_effort`. */
+            thinking_effort?: components["schemas"]["ReasoningEffort"];
+            /** @description Gateway: prefer the model's fast variant. */
+            fast?: boolean;
+            speed?: components["schemas"]["Speed"];
+            /** @description Gateway: retry on other models after a refusal. `[]` disables. */
+            fallbacks?: components["schemas"]["Fallbacks"];
+            service_tier?: string;
+            /**
+             * Format: int32
+             * @description Output ceiling. Defaults to 4096 when omitted.
+             */
+            max_tokens?: number;
+            stop_sequences?: string[];
+            stream?: boolean;
+            /** Format: double */
+            temperature?: number;
+            /** Format: double */
+            top_p?: number;
+            /** Format: int32 */
+            top_k?: number;
+            metadata?: components["schemas"]["MessageMetadata"];
+            output_config?: components["schemas"]["MessageOutputConfig"] | null;
+            /** @description Deprecated spelling of `output_config.format`; read when that is absent. */
+            output_format?: components["schemas"]["MessageOutputFormat"] | null;
+            /** @description Vertex's API version for Claude (`vertex-2023-10-16`). */
+            anthropic_version?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A fetched page (or the fetch error), as the upstream gave it. */
         WebFetchToolResultBlock: {
             /**
@@ -2966,6 +3159,8 @@ export interface components {
         "x-ratelimit-remaining-tokens": number;
         /** @description Until the token bucket is full again (same form as the requests'). */
         "x-ratelimit-reset-tokens": string;
+        /** @description The request id under Bedrock's header name. */
+        "x-amzn-requestid": string;
         /** @description Every model tried, in order, as `model=outcome` separated by `, ` (outcomes: ok, refusal, error). */
         "x-switchyard-attempts": string;
         /** @description The catalog model that served the answer. */
@@ -2974,6 +3169,10 @@ export interface components {
         "x-switchyard-variant": "standard" | "fast";
         /** @description What the gateway could not carry to the upstream or changed (dropped fields, a clamped ceiling), separated by `; `; non-ASCII percent-encoded, at most 2,000 characters. */
         "x-switchyard-warnings": string;
+        /** @description Bedrock's error type (`ValidationException`, `ThrottlingException`, ...), which the AWS SDKs read. */
+        "x-amzn-errortype": string;
+        /** @description The request id under Bedrock's header name. */
+        "x-amzn-requestid-2": string;
         /** @description The same id under Anthropic's header name (Anthropic-shaped answers). */
         "request-id": string;
         /** @description Requests per minute the key may make. */
@@ -5419,6 +5618,524 @@ export interface operations {
             };
         };
     };
+    bedrockInvokeModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BedrockInvokeRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+        };
+    };
+    bedrockInvokeModelWithResponseStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BedrockInvokeRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description Bedrock's response stream (`application/vnd.amazon.eventstream`): binary event-stream messages,
+             *     each a `chunk` event whose JSON payload carries one Anthropic stream event, base64 in `bytes`; a
+             *     failure after the first byte is an exception message (`:exception-type`).
+             */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.amazon.eventstream": string;
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+            /** @description An error of the Bedrock-format endpoints, in Bedrock's shape. */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-amzn-errortype": components["headers"]["x-amzn-errortype"];
+                    "x-amzn-requestid": components["headers"]["x-amzn-requestid-2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BedrockErrorResponse"];
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -7632,6 +8349,990 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            529: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+        };
+    };
+    vertexCountTokens: {
+        parameters: {
+            query?: {
+                /** @description Sent by the Anthropic SDKs' beta calls (`?beta=true`); accepted and ignored. */
+                beta?: string;
+            };
+            header?: {
+                /** @description Protocol version date, e.g. 2023-06-01. */
+                "anthropic-version"?: string;
+                /** @description Alias of anthropic-version. */
+                "vendor-version"?: string;
+                /** @description Comma-separated beta flags, passed through. */
+                "anthropic-beta"?: string;
+            };
+            path: {
+                project: string;
+                location: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountMessageTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountMessageTokensResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            529: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+        };
+    };
+    vertexRawPredict: {
+        parameters: {
+            query?: {
+                /** @description Sent by the Anthropic SDKs' beta calls (`?beta=true`); accepted and ignored. */
+                beta?: string;
+            };
+            header?: {
+                /** @description Protocol version date, e.g. 2023-06-01. */
+                "anthropic-version"?: string;
+                /** @description Alias of anthropic-version. */
+                "vendor-version"?: string;
+                /** @description Comma-separated beta flags, passed through. */
+                "anthropic-beta"?: string;
+            };
+            path: {
+                project: string;
+                location: string;
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VertexRawPredictRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                    "text/event-stream": components["schemas"]["MessageStreamEvent"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            529: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+        };
+    };
+    vertexStreamRawPredict: {
+        parameters: {
+            query?: {
+                /** @description Sent by the Anthropic SDKs' beta calls (`?beta=true`); accepted and ignored. */
+                beta?: string;
+            };
+            header?: {
+                /** @description Protocol version date, e.g. 2023-06-01. */
+                "anthropic-version"?: string;
+                /** @description Alias of anthropic-version. */
+                "vendor-version"?: string;
+                /** @description Comma-separated beta flags, passed through. */
+                "anthropic-beta"?: string;
+            };
+            path: {
+                project: string;
+                location: string;
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VertexRawPredictRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description A server-sent event stream (`stream: true`). The schema is that of each event's `data:` payload,
+             *     a union discriminated by its `type` where the protocol has one (as OpenAI's and Anthropic's own
+             *     documents describe their streams).
+             */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "request-id": components["headers"]["request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["MessageStreamEvent"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
                 };
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */

@@ -11,9 +11,10 @@ beforeAll(async () => {
 
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
-  'adminGetUsage', 'adminListAccounts', 'adminListDeployments', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey', 'countMessageTokens', 'createChatCompletion',
+  'adminGetUsage', 'adminListAccounts', 'adminListDeployments', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey',
+  'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
-  'headRoot', 'listModels', 'listResponseInputItems',
+  'headRoot', 'listModels', 'listResponseInputItems', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',
 ];
 
 const user = { role: 'user', content: 'hi' };

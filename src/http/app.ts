@@ -379,7 +379,7 @@ async function respondStream(
   const res = ctx.res;
   res.writeHead(200, {
     ...Object.fromEntries(Object.entries(ctx.response.headers).map(([k, v]) => [k, String(v)])),
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': ctx.state.protocol.framing?.contentType ?? 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
@@ -387,7 +387,7 @@ async function respondStream(
   // No flushHeaders(): the first event is already at hand, and the headers leave with its frames.
   ctx.req.socket.setNoDelay(true);
   try {
-    await writeFrames(res, result.frames, signal, { sendTimeoutMs, redact: ctx.state.redact });
+    await writeFrames(res, result.frames, signal, { sendTimeoutMs, redact: ctx.state.redact, format: ctx.state.protocol.framing?.frame });
   } finally {
     if (!res.writableEnded) res.end();
   }

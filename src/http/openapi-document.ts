@@ -61,6 +61,13 @@ export interface ValidationInput {
   headers: Record<string, unknown>;
 }
 
+/** An OpenAPI path as @koa/router's (path-to-regexp 8): `{name}` is `:name`, a literal `:` escaped (Vertex's `{model}:rawPredict`). */
+export function routerPath(path: string): string {
+  return path.replace(/:/g, '\\:').replace(/\{([^}]+)\}/g, ':$1');
+}
+
+const paramCount = (routerPath: string) => routerPath.match(/(?<!\\):[A-Za-z_]/g)?.length ?? 0;
+
 /**
  * The published document, with openapi-backend's compiled AJV validators. Routing is done by
  * @koa/router from the same document; openapi-backend's own `handleRequest` costs half the
@@ -81,11 +88,14 @@ export class ApiDocument {
       for (const method of ['get', 'post', 'put', 'patch', 'delete', 'head']) {
         const op = item[method];
         if (!op?.operationId) continue;
-        this.routes.push({ operationId: op.operationId, method, path: path.replace(/\{([^}]+)\}/g, ':$1') });
+        this.routes.push({ operationId: op.operationId, method, path: routerPath(path) });
         const params: Array<{ in?: string; name?: string }> = [...(item.parameters ?? []), ...(op.parameters ?? [])];
         this.queryParams.set(op.operationId, new Set(params.filter((p) => p.in === 'query').map((p) => String(p.name))));
       }
     }
+    // A path with fewer parameters first, so a literal segment wins over a parameter in its place
+    // (Vertex's `models/count-tokens:rawPredict` over `models/{model}:rawPredict`).
+    this.routes.sort((a, b) => paramCount(a.path) - paramCount(b.path));
     for (const r of this.routes) {
       const validators = backend.validator.getRequestValidatorsForOperation(r.operationId) ?? [];
       // openapi-backend leaves the body validator out (not undefined) when there is no requestBody.

@@ -1,4 +1,5 @@
 import * as accounts from '../handlers/accounts.js';
+import { bedrockModel, withPathModel } from '../handlers/cloud-formats.js';
 import { handleCompletion } from '../handlers/complete.js';
 import { countTokens } from '../handlers/count-tokens.js';
 import { listDeployments } from '../handlers/deployments.js';
@@ -11,9 +12,11 @@ import type { Handler } from '../handlers/types.js';
 import { ResponseStore, responseRetentionMsFromEnv, type Ledger } from '../ledger/index.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { anthropicMessages } from '../protocols/anthropic-messages/index.js';
+import { bedrockInvoke } from '../protocols/bedrock-invoke/index.js';
 import { openaiChat } from '../protocols/openai-chat/index.js';
 import { openaiResponses } from '../protocols/openai-responses/index.js';
 import type { ProtocolAdapter } from '../protocols/types.js';
+import { vertexRawPredict } from '../protocols/vertex-raw-predict/index.js';
 
 /** `metrics`: open, or a bearer token when SWITCHYARD_METRICS_TOKEN is set. */
 export type AuthMode = 'client' | 'admin' | 'metrics' | 'none';
@@ -52,6 +55,15 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     deleteResponse: { handler: (i) => responses.deleteResponse(store, i), protocol: openaiResponses, auth: 'client' },
     listResponseInputItems: { handler: (i) => responses.listInputItems(store, i), protocol: openaiResponses, auth: 'client' },
     countMessageTokens: { handler: (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
+    bedrockInvokeModel: { handler: (i) => complete(withPathModel(i, bedrockModel(pipeline.catalog, i.params.modelId), false)), protocol: bedrockInvoke, auth: 'client' },
+    bedrockInvokeModelWithResponseStream: {
+      handler: (i) => complete(withPathModel(i, bedrockModel(pipeline.catalog, i.params.modelId), true)),
+      protocol: bedrockInvoke,
+      auth: 'client',
+    },
+    vertexRawPredict: { handler: (i) => complete(withPathModel(i, i.params.model)), protocol: vertexRawPredict, auth: 'client' },
+    vertexStreamRawPredict: { handler: (i) => complete(withPathModel(i, i.params.model, true)), protocol: vertexRawPredict, auth: 'client' },
+    vertexCountTokens: { handler: (i) => countTokens(pipeline.catalog, i), protocol: anthropicMessages, auth: 'client' },
     listModels: { handler: async (i) => listModels(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },
@@ -82,6 +94,8 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
  */
 export function protocolForPath(path: string, headers: Record<string, string | undefined>): ProtocolAdapter<any> {
   if (path.startsWith('/v1/messages')) return anthropicMessages;
+  if (path.startsWith('/model/')) return bedrockInvoke;
+  if (path.startsWith('/v1/projects/')) return vertexRawPredict;
   if (path.startsWith('/v1/responses')) return openaiResponses;
   if (path === '/v1/models' || path.startsWith('/v1/models/')) return byVersionHeader(headers);
   return openaiChat;

@@ -24,8 +24,8 @@ export const SSE_COALESCE_MS = 4;
 /** What the writer needs of a ServerResponse. */
 interface FrameSink {
   readonly destroyed: boolean;
-  write(chunk: string): boolean;
-  end(chunk?: string): unknown;
+  write(chunk: string | Uint8Array): boolean;
+  end(chunk?: string | Uint8Array): unknown;
   destroy(): unknown;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -34,10 +34,12 @@ interface FrameSink {
 export interface WriteFramesOptions {
   /** See DEFAULT_SEND_TIMEOUT_MS. */
   sendTimeoutMs?: number;
-  /** Applied to each frame's text: credentials never leave (see redact.ts). */
+  /** Applied to each frame's payload: credentials never leave (see redact.ts). */
   redact?: (text: string) => string;
   /** See SSE_COALESCE_MS (0: one write per event-loop turn). */
   coalesceMs?: number;
+  /** The stream's framing: SSE, or a protocol's own (`StreamFraming`: a frame that comes out empty is not sent). */
+  format?: (frame: SseFrame) => string | Uint8Array;
 }
 
 /**
@@ -56,9 +58,14 @@ export async function writeFrames(
   res: FrameSink,
   frames: AsyncIterable<SseFrame>,
   signal: AbortSignal,
-  { sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS, redact = (text) => text, coalesceMs = SSE_COALESCE_MS }: WriteFramesOptions = {},
+  { sendTimeoutMs = DEFAULT_SEND_TIMEOUT_MS, redact = (text) => text, coalesceMs = SSE_COALESCE_MS, format = formatFrame }: WriteFramesOptions = {},
 ): Promise<void> {
-  let pending = '';
+  let pending: Array<string | Uint8Array> = [];
+  const take = () => {
+    const chunk = joined(pending);
+    pending = [];
+    return chunk;
+  };
   /** The flush waiting for the end of this turn (immediate) or for the coalescing bound (timeout). */
   let immediate: NodeJS.Immediate | undefined;
   let timeout: NodeJS.Timeout | undefined;
@@ -68,8 +75,7 @@ export async function writeFrames(
   const flush = () => {
     immediate = timeout = undefined;
     lastWrite = performance.now();
-    if (res.destroyed || !res.write(pending)) blocked = drainedOrClosed(res, sendTimeoutMs).then(() => void (blocked = undefined));
-    pending = '';
+    if (res.destroyed || !res.write(take())) blocked = drainedOrClosed(res, sendTimeoutMs).then(() => void (blocked = undefined));
   };
   const schedule = () => {
     if (immediate || timeout) return;
@@ -80,15 +86,22 @@ export async function writeFrames(
   try {
     for await (const frame of frames) {
       if (signal.aborted || res.destroyed) return;
-      pending += redact(formatFrame(frame));
+      const framed = format({ event: frame.event, data: redact(frame.data) });
+      if (framed.length === 0) continue;
+      pending.push(framed);
       schedule();
       if (blocked) await blocked;
     }
   } finally {
     if (immediate) clearImmediate(immediate);
     if (timeout) clearTimeout(timeout);
-    if (!res.destroyed) res.end(pending && !signal.aborted ? pending : undefined);
+    if (!res.destroyed) res.end(pending.length && !signal.aborted ? take() : undefined);
   }
+}
+
+/** One write's worth: text joined, or bytes concatenated when a framing gives bytes. */
+function joined(parts: Array<string | Uint8Array>): string | Uint8Array {
+  return parts.every((p) => typeof p === 'string') ? parts.join('') : Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
 /**

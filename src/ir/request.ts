@@ -1,7 +1,7 @@
 import type { Bag, CHAT_EXT, Ext, MESSAGES_EXT, Message, RESPONSES_EXT, TextPart } from './content.js';
 
-/** The client protocols the gateway speaks. */
-export type ClientProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
+/** The client protocols the gateway speaks (Bedrock's and Vertex's are Claude's cloud formats of messages). */
+export type ClientProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'bedrock-invoke' | 'vertex-raw-predict';
 
 export interface Tool {
   name: string;

@@ -6,6 +6,15 @@ export interface SseFrame {
   data: string;
 }
 
+/**
+ * How a protocol's stream travels when it is not SSE: the same events, framed otherwise (Bedrock's
+ * binary event stream). A frame that comes out empty is not sent.
+ */
+export interface StreamFraming {
+  contentType: string;
+  frame(frame: SseFrame): Uint8Array;
+}
+
 /** Facts an encoder needs that it must not look up itself (style rule 2: no clock, no I/O). */
 export interface EncodeMeta {
   requestId: string;
@@ -45,6 +54,8 @@ export interface ProtocolAdapter<S = unknown> {
   /** A fresh encoder state for one stream. */
   initStream(meta: EncodeMeta): S;
   stream: StreamTranslator<S, StreamEvent, SseFrame>;
+  /** The stream's framing, when it is not SSE (the one SSE writer frames it then). */
+  framing?: StreamFraming;
   /** The error as an HTTP response (before the first byte). */
   encodeError(err: GatewayError, requestId: string): ErrorBody;
   /** The calling key's rate limits in this protocol's headers (`nowMs` for absolute reset times). */

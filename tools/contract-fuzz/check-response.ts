@@ -20,11 +20,21 @@ const STREAMING_OPS: Record<string, StreamProtocol> = {
   createChatCompletion: 'openai-chat',
   createMessage: 'anthropic-messages',
   createResponse: 'openai-responses',
+  vertexRawPredict: 'anthropic-messages',
+  vertexStreamRawPredict: 'anthropic-messages',
 };
 
+/** Operations whose answer streams whatever the body says (the operation names the stream). */
+const ALWAYS_STREAMING = new Set(['vertexStreamRawPredict']);
+
+const streamAsked = (op: Operation, req: FuzzRequest) => ALWAYS_STREAMING.has(op.operationId) || wantsStream(req);
+
+type ErrorProtocol = 'openai' | 'anthropic' | 'bedrock' | 'either';
+
 /** Whose error shape the operation's errors take (the models endpoints follow `anthropic-version`). */
-export function errorProtocol(op: Operation, req: FuzzRequest): 'openai' | 'anthropic' | 'either' {
-  if (op.path.startsWith('/v1/messages')) return 'anthropic';
+export function errorProtocol(op: Operation, req: FuzzRequest): ErrorProtocol {
+  if (op.path.startsWith('/v1/messages') || op.path.startsWith('/v1/projects/')) return 'anthropic';
+  if (op.path.startsWith('/model/')) return 'bedrock';
   // With anthropic-version the handler's 404 is Anthropic-shaped, the app's 400/401 OpenAI-shaped (spec/models).
   return op.path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined ? 'either' : 'openai';
 }
@@ -38,12 +48,12 @@ export function checkResponse(contract: Contract, op: Operation, req: FuzzReques
   if (op.method === 'HEAD') return problems;
   const protocol = STREAMING_OPS[op.operationId];
   if (res.events) {
-    if (res.status !== 200 || !protocol || !wantsStream(req)) problems.push(`unexpected event stream (status ${res.status}, stream asked: ${wantsStream(req)})`);
+    if (res.status !== 200 || !protocol || !streamAsked(op, req)) problems.push(`unexpected event stream (status ${res.status}, stream asked: ${streamAsked(op, req)})`);
     if (protocol) problems.push(...checkStream(contract, protocol, res.events, official?.event));
     return problems;
   }
-  if (res.status === 200 && protocol && wantsStream(req)) problems.push('stream: true but the answer is not text/event-stream');
-  if (res.status === 200 && op.textTypes.some((t) => sameMediaType(t, res.contentType))) {
+  if (res.status === 200 && protocol && streamAsked(op, req)) problems.push('stream: true but the answer is not text/event-stream');
+  if (res.status === 200 && op.otherTypes.some((t) => sameMediaType(t, res.contentType))) {
     return res.text.length > 0 ? problems : [...problems, `empty ${res.contentType} body`];
   }
   if (!res.contentType.startsWith('application/json')) return [...problems, `content-type ${res.contentType || '(none)'} is not application/json`];
@@ -80,14 +90,15 @@ export function checkHeaders(op: Operation, res: Pick<FuzzResponse, 'status' | '
   return problems;
 }
 
-/** OpenAI `{error:{message,type,param,code}}`; Anthropic `{type:"error",error:{type,message}}`. */
-export function checkErrorShape(protocol: 'openai' | 'anthropic' | 'either', body: any): string[] {
+/** OpenAI `{error:{message,type,param,code}}`; Anthropic `{type:"error",error:{type,message}}`; Bedrock `{message}`. */
+export function checkErrorShape(protocol: ErrorProtocol, body: any): string[] {
   if (protocol === 'either') {
     const anthropic = checkErrorShape('anthropic', body);
     return anthropic.length && checkErrorShape('openai', body).length ? anthropic : [];
   }
   const e = body?.error;
   const str = (v: unknown) => typeof v === 'string' && v.length > 0;
+  if (protocol === 'bedrock') return str(body?.message) && Object.keys(body).length === 1 ? [] : [`not a Bedrock error body: ${JSON.stringify(body).slice(0, 200)}`];
   if (protocol === 'anthropic') {
     if (body?.type !== 'error' || !str(e?.type) || !str(e?.message)) return [`not an Anthropic error body: ${JSON.stringify(body).slice(0, 200)}`];
     return [];

@@ -46,8 +46,8 @@ export interface Operation {
   credentials: Credential[];
   /** True when a documented 200 offers text/event-stream. */
   streams: boolean;
-  /** Media types a documented 200 offers besides JSON and SSE (e.g. the metrics' text/plain). */
-  textTypes: string[];
+  /** Media types a documented 200 offers besides JSON and SSE (the metrics' text/plain, Bedrock's event stream). */
+  otherTypes: string[];
 }
 
 export interface Contract {
@@ -119,7 +119,7 @@ function readOperations(definition: Record<string, any>): Operation[] {
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
         headers: documentedHeaders(definition, op.responses ?? {}),
         streams: 'text/event-stream' in ok,
-        textTypes: Object.keys(ok).filter((t) => t.startsWith('text/') && t !== 'text/event-stream'),
+        otherTypes: Object.keys(ok).filter((t) => t !== 'application/json' && t !== 'text/event-stream'),
       });
     }
   }
