@@ -111,8 +111,8 @@ const REQUEST_LOG_BUFFER_BYTES = 32 * 1024;
 /** One write of the request log carries at most this much (sonic-boom's default is 16 KiB, below the block). */
 const REQUEST_LOG_MAX_WRITE_BYTES = 64 * 1024;
 const REQUEST_LOG_FLUSH_MS = 1000;
-/** Readiness waits this long for the database's answer. */
-const READY_DB_TIMEOUT_MS = 2_000;
+/** Readiness waits this long for the database's answer: as long as a request would. */
+const READY_DB_TIMEOUT_MS = 1_000;
 /** Once the in-flight requests are told to end, how long they get to write their error and settle. */
 const END_IN_FLIGHT_MS = 5_000;
 /** After the connections are closed, how long the requests get to unwind (their settles are submitted then). */
@@ -171,7 +171,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const checks: Record<string, string> = { draining: String(lifecycle.draining) };
     const database = await Promise.race([
       ledger.ping().then(() => 'ok', (e: Error) => `unreachable: ${e.message}`),
-      new Promise<string>((r) => setTimeout(() => r('no answer within 2 s'), READY_DB_TIMEOUT_MS).unref()),
+      new Promise<string>((r) => setTimeout(() => r('no answer within 1 s'), READY_DB_TIMEOUT_MS).unref()),
     ]);
     checks.database = database;
     if (opts.redisUrl) checks.redis = limiter.available() ? 'ok' : 'disconnected';

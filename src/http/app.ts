@@ -18,7 +18,8 @@ import { redactor } from '../util/redact.js';
 import { newRequestId } from './request-id.js';
 import type { Catalog } from '../routing/catalog.js';
 import * as metrics from '../util/metrics.js';
-import { isDatabaseUnavailable } from '../ledger/index.js';
+import { DatabaseDeadline, isDatabaseUnavailable, REQUEST_DB_WAIT_MS } from '../ledger/index.js';
+import { withinDeadline } from '../util/deadline.js';
 import { consoleMiddleware, type ConsoleCaller } from './console/serve-console.js';
 import { consoleSso } from './console/sign-in-oidc.js';
 import type { SessionStore } from './console/sessions.js';
@@ -317,7 +318,7 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
   if (!key) throw new GatewayError('authentication', `missing API key: send Authorization: Bearer <key> or x-api-key: <key>${opts.tokens ? ' (an API key or your identity provider\'s token)' : ''}`);
   // A JWT is never an API key: with an identity provider configured it is checked as its token.
   if (opts.tokens && looksLikeJwt(key)) return resolvePrincipal(await opts.tokens.verify(key), opts.tokens.config, opts.pipeline.catalog);
-  const auth = await opts.ledger.authenticate(key);
+  const auth = await withinDeadline(opts.ledger.authenticate(key), REQUEST_DB_WAIT_MS, () => new DatabaseDeadline('the key lookup'));
   if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
   return auth;
 }

@@ -24,18 +24,23 @@ export interface ConnectOptions {
   schema?: string;
   /** PostgreSQL only: pool size (default 20). */
   poolSize?: number;
-  /** PostgreSQL only: how long a connection may take to open, or a query wait for a free one (default 5 s). */
+  /** PostgreSQL only: how long a connection may take to open, or a query wait for a free one (default 1 s). */
   connectTimeoutMs?: number;
-  /** PostgreSQL only: the server cancels a statement after this long (default 10 s); see connectPostgres. */
+  /** PostgreSQL only: the server cancels a statement after this long (default 1 s); see connectPostgres. */
   statementTimeoutMs?: number;
   /** Where lost connections are reported (they never take the process down). */
   log?: { warn(obj: object, msg?: string): void };
 }
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/**
+ * A request waits about a second for the database at most (DECISIONS.md, "Database waits"): a new
+ * connection or a free pooled one within 1 s, a statement cancelled by the server after 1 s (the
+ * ledger's statements take milliseconds; a settle that fails is retried in the background).
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 1_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 1_000;
 /** The client gives up this long after the server should have cancelled: the socket is dead, not slow. */
-const READ_TIMEOUT_GRACE_MS = 2_000;
+const READ_TIMEOUT_GRACE_MS = 250;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

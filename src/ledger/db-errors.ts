@@ -29,10 +29,24 @@ export const FOREIGN_KEY_VIOLATION = '23503';
  * statement_timeout (57014), too many connections (53300).
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|57014|53300)$/;
-/** Socket errors of a connection that could not be made or was lost. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Socket errors of a connection that could not be made or was lost; SQLite's file locked by another process. */
+const UNAVAILABLE_CODES = new Set(['SQLITE_BUSY', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 /** pg's own messages for the same (it throws plain Errors without a code for these). */
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Connection ended|Client has encountered a connection error/i;
+
+/**
+ * How long a request waits for the database (a key lookup, a hold) before it is answered 503: the
+ * connection and statement timeouts bound one statement, this bounds the wait for a turn too.
+ */
+export const REQUEST_DB_WAIT_MS = 1_000;
+
+/** A request waited for the database longer than REQUEST_DB_WAIT_MS: the database counts as away. */
+export class DatabaseDeadline extends Error {
+  override name = 'DatabaseDeadline';
+  constructor(what: string) {
+    super(`the database did not answer ${what} within ${REQUEST_DB_WAIT_MS} ms`);
+  }
+}
 
 /**
  * True when `e` says the database cannot be reached now (refused, reset, timed out, shutting
@@ -40,6 +54,7 @@ const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
   for (let cause = e, depth = 0; cause && depth < 4; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if (cause instanceof DatabaseDeadline) return true;
     const state = sqlState(cause);
     if (state && (UNAVAILABLE_STATES.test(state) || UNAVAILABLE_CODES.has(state))) return true;
     if (cause instanceof AggregateError && cause.errors.some(isDatabaseUnavailable)) return true;

@@ -10,7 +10,7 @@ export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
 export { ResponseStore, responseRetentionMsFromEnv, DEFAULT_RESPONSE_RETENTION_DAYS } from './response-store.js';
 export type { StoredResponse } from './response-store.js';
-export { isDatabaseUnavailable } from './db-errors.js';
+export { DatabaseDeadline, isDatabaseUnavailable, REQUEST_DB_WAIT_MS } from './db-errors.js';
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
   Account, KeyAuth, UserPrincipal, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,

@@ -71,6 +71,7 @@ function memoryLedger(balance: bigint, likely = true) {
       holds.push(h);
     },
     extendHold: async () => true,
+    release: async () => true,
     async settle(s) {
       settles.push(s);
       settled();

@@ -8,7 +8,7 @@ import {
   type Request,
   type StreamEvent,
 } from '../ir/index.js';
-import { costOf, requestHold, type Charge } from '../ledger/index.js';
+import { costOf, DatabaseDeadline, requestHold, REQUEST_DB_WAIT_MS, type Charge } from '../ledger/index.js';
 import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
   affinityKey,
@@ -26,6 +26,7 @@ import {
   type Candidate,
 } from '../routing/index.js';
 import type { ProviderCall, ProviderCapabilities } from '../providers/types.js';
+import { withinDeadline } from '../util/deadline.js';
 import * as metrics from '../util/metrics.js';
 import { countRequestTokensAsync } from '../util/tokenizer.js';
 import { droppedFeatures } from './dropped-features.js';
@@ -73,7 +74,10 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   const early = deps.ledger.holdLikelyPasses(ctx.accountId, amount) ? launchAttempt(deps, ctx, req, first, 0, summary) : undefined;
   const holdSpan = ctx.trace?.child('switchyard.ledger.hold', { 'switchyard.hold.nanodollars': Number(amount) });
   try {
-    await deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
+    // A request waits about a second for its hold (a 503 after that); a hold the database commits
+    // after the request gave up is released at once.
+    const placing = deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
+    await withinDeadline(placing, REQUEST_DB_WAIT_MS, () => new DatabaseDeadline('the hold'), () => void releaseLate(deps, ctx.requestId));
     holdSpan?.end();
   } catch (e) {
     holdSpan?.fail(isGatewayError(e) ? (e.code ?? e.kind) : 'ledger_error', (e as Error)?.message);
@@ -88,6 +92,15 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   }
   if (early) metrics.earlyUpstreamCalls.inc({ hold: 'placed' });
   return { events: runAttempts(deps, ctx, req, candidates, summary, { hops, next: first, early }), summary };
+}
+
+/** Releases a hold placed after its request was refused for waiting too long (the reaper would, much later). */
+async function releaseLate(deps: PipelineDeps, requestId: string): Promise<void> {
+  try {
+    await deps.ledger.release(requestId);
+  } catch (err) {
+    deps.log.warn({ requestId, err }, 'could not release a hold placed after its request gave up; the reaper will');
+  }
 }
 
 /** The deployments a run has tried (every model's: their ids are distinct) and its session identity. */

@@ -7,7 +7,7 @@ import type { DeploymentHealth } from '../routing/health/index.js';
 import type { RequestTrace } from '../telemetry/types.js';
 
 /** The part of the ledger the pipeline needs (the real Ledger satisfies it structurally). */
-export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extendHold' | 'settle'>;
+export type LedgerPort = Pick<Ledger, 'placeHold' | 'holdLikelyPasses' | 'extendHold' | 'settle' | 'release'>;
 
 export type RunStatus = 'ok' | 'cancelled' | 'error' | 'refused';
 

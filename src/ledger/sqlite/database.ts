@@ -120,7 +120,11 @@ export function openSqlite(path: string): { dialect: SqliteDialect; close(): voi
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    db.exec('PRAGMA busy_timeout = 5000');
+    // Only another process ignoring the data directory's lock (a backup, the sqlite3 shell) can hold
+    // the write lock. SQLite waits for it in this thread, blocking every request, and a request may
+    // meet two such waits (a settle's, then its hold's): 500 ms each, then SQLITE_BUSY, which the
+    // gateway answers as a database that is away (503, settles retried).
+    db.exec('PRAGMA busy_timeout = 500');
   } catch (e) {
     db.close();
     throw e;
