@@ -2,11 +2,14 @@
 
 const NANO = 1_000_000_000;
 
+/**
+ * Cents at least ($0.30, $12.00); below a dollar, up to six decimals where they say something
+ * ($0.000123, $0.0042), never trailing zeros past the cents.
+ */
 export function dollars(nano: number | null | undefined): string {
   if (nano === null || nano === undefined) return '—';
   const d = Math.abs(nano) / NANO;
-  const digits = d >= 1 || d === 0 ? 2 : 6;
-  return `${nano < 0 ? '-' : ''}$${d.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+  return `${nano < 0 ? '-' : ''}$${d.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: d >= 1 ? 2 : 6 })}`;
 }
 
 /** "12.5" dollars -> 12500000000 nanodollars, exactly (no floating point on the way). */

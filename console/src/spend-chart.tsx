@@ -18,12 +18,17 @@ export function SpendChart({ rows, label, groupLabel }: { rows: SpendRow[]; labe
       type: 'bar',
       data: {
         labels,
-        datasets: [{ label: 'cost', data: rows.map((r) => r.cost / 1e9), backgroundColor: '#3b6fd8' }],
+        // A bar is never wider than a few characters, so one group is not a slab across the chart.
+        datasets: [{ label: 'cost', data: rows.map((r) => r.cost / 1e9), backgroundColor: '#3b6fd8', maxBarThickness: 48 }],
       },
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { y: { beginAtZero: true, ticks: { callback: (v) => dollars(Number(v) * 1e9) } } },
+        scales: {
+          // Ninety days: labels are skipped rather than crowded or turned on their side.
+          x: { ticks: { autoSkip: true, maxRotation: 0, autoSkipPadding: 12 } },
+          y: { beginAtZero: true, ticks: { callback: (v) => dollars(Number(v) * 1e9) } },
+        },
         plugins: { tooltip: { callbacks: { label: (item) => `${dollars(rows[item.dataIndex]!.cost)} · ${rows[item.dataIndex]!.requests} requests` } } },
       },
     });

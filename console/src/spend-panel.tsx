@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { count, dollars } from './format';
 import { SpendChart } from './spend-chart';
+import { everyDay } from './spend-days';
 import type { GroupBy, SpendList } from './types';
 import { ErrorNote, Table, useLoad } from './widgets';
 
@@ -62,7 +63,7 @@ export function SpendPanel({
       <ErrorNote error={spend.error} />
       {spend.data ? (
         <>
-          <SpendChart rows={spend.data.data} label={caption} groupLabel={label} />
+          <SpendChart rows={groupBy === 'day' ? everyDay(spend.data.data, days) : spend.data.data} label={caption} groupLabel={label} />
           <Table
             testid="spend-table"
             rows={spend.data.data}

@@ -276,7 +276,8 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
   });
 });
 
+/** As the console shows money: cents at least, up to six decimals below a dollar, no trailing zeros past the cents. */
 function dollarsOf(nano: number): string {
   const d = nano / 1e9;
-  return `$${d.toLocaleString('en-US', { minimumFractionDigits: d >= 1 ? 2 : 6, maximumFractionDigits: d >= 1 ? 2 : 6 })}`;
+  return `$${d.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: d >= 1 ? 2 : 6 })}`;
 }
