@@ -7,13 +7,11 @@ import { budgetExceeded, isBudgetViolation } from './budgets.js';
 
 /**
  * Reserves each request's amount, in one statement (one transaction on SQLite) for the whole
- * batch. The rule: a hold is admitted when its request id is new (id = request id, so a retry
- * cannot hold twice), its key (when given) is live, unexpired and belongs to the account, it fits
- * each budget of its key (budgets.ts), and the account's available balance (`balance - held`)
- * covers it, after the holds of the same account before it in the batch, re-checked on the
- * account's row as it is written. A placed hold is answered with the account's available balance
- * right after it (for the ledger's HoldForecast). How each database runs it: postgres/place-holds.ts
- * and sqlite/place-holds.ts.
+ * batch, by the hold-admission rule (hold-admission.ts, written once and composed by each
+ * database's statement: postgres/place-holds.ts, sqlite/place-holds.ts). A placed hold is answered
+ * with the account's available balance right after it (for the ledger's HoldForecast); a refused
+ * one with the reason, read afresh: a duplicate request id (409), a key no longer live (401), a
+ * budget (402 budget_exceeded) or the balance (402).
  *
  * The key check is what lets the HTTP layer cache verified keys: a key revoked (or expired) after
  * it was cached can no longer move money, on any instance, from the moment its revocation commits.

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { BudgetUsageRow } from '../statements.js';
+import { budgetOver } from '../hold-admission.js';
 
 /*
  * The budget fragments the PostgreSQL statements share (see budgets.ts for the rule). Each takes
@@ -51,8 +52,7 @@ export async function budgetUsage(db: Kysely<Database>, keyId: string, at?: Date
 export function budgetCheck(holds: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
     SELECT s.id AS hold_id, b.key_id, b.period, b.limit_amount, s.amount, p.period_start,
-      coalesce(u.spent, 0) + coalesce(u.held, 0)
-        + sum(s.amount) OVER (PARTITION BY b.key_id, b.period ORDER BY s.ord ROWS UNBOUNDED PRECEDING) > b.limit_amount AS over
+      ${budgetOver('u', sql`sum(s.amount) OVER (PARTITION BY b.key_id, b.period ORDER BY s.ord ROWS UNBOUNDED PRECEDING)`, sql`b.limit_amount`)} AS over
     FROM (${holds}) s
       JOIN key_budgets b ON b.key_id = s.key_id
       JOIN api_keys k ON k.id = b.key_id

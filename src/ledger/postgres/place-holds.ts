@@ -3,6 +3,7 @@ import type { Database } from '../schema.js';
 import type { HoldRequest } from '../types.js';
 import type { HoldCandidate, HoldOutcome } from '../statements.js';
 import { budgetCheck, budgetTake } from './budgets.js';
+import { available, covers, duplicate, keyLive, keyOk } from '../hold-admission.js';
 
 /**
  * The hold statement on PostgreSQL (the rule: place-hold.ts). Holds of one account are folded
@@ -53,13 +54,12 @@ async function placeMany(db: Kysely<Database>, valid: HoldCandidate[]): Promise<
         AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
     ), lk AS (
       -- FOR UPDATE reads each account as its last committed writer left it, and holds it until commit.
-      SELECT id, balance - held AS available FROM accounts
+      SELECT id, ${available('accounts')} AS available FROM accounts
       WHERE id = ANY (ARRAY(SELECT account_id FROM r)) ORDER BY id FOR UPDATE
     ), dup AS (
       SELECT id FROM holds WHERE id = ANY (ARRAY(SELECT id FROM r))
     ), live_keys AS (
-      SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND revoked_at IS NULL
-        AND (expires_at IS NULL OR expires_at > now())
+      SELECT id, account_id FROM api_keys WHERE id = ANY (ARRAY(SELECT key_id FROM r)) AND ${keyLive('api_keys', sql`now()`)}
     ), checked AS (
       SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
         (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
@@ -71,14 +71,14 @@ async function placeMany(db: Kysely<Database>, valid: HoldCandidate[]): Promise<
     ), adm AS (
       SELECT cand.*, lk.available - cand.running AS available
       FROM cand JOIN lk ON lk.id = cand.account_id
-      WHERE cand.running <= lk.available
+      WHERE lk.available >= cand.running -- covers, as the locked rows stand
     ), per AS (
       SELECT account_id, sum(amount)::bigint AS amount FROM adm GROUP BY account_id
     ), a AS (
       UPDATE accounts SET held = accounts.held + per.amount
       FROM per
       WHERE accounts.id = ANY (ARRAY(SELECT account_id FROM r)) AND accounts.id = per.account_id
-        AND accounts.balance - accounts.held >= per.amount
+        AND ${covers('accounts', sql`per.amount`)}
       RETURNING accounts.id
     ), ins AS (
       INSERT INTO holds (id, account_id, amount, expires_at)
@@ -106,18 +106,15 @@ async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Prom
   const keyId = h.keyId ?? null;
   const { rows } = await sql<HoldOutcome>`/* prepared:place-hold-one */
     WITH checked AS (
-      SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
-        (${keyId}::text IS NULL OR EXISTS (
-          SELECT 1 FROM api_keys WHERE id = ${keyId}::text AND account_id = ${h.accountId} AND revoked_at IS NULL
-            AND (expires_at IS NULL OR expires_at > now())
-        )) AS key_ok
+      SELECT ${duplicate(sql`${h.requestId}::text`)} AS duplicate,
+        ${keyOk(sql`${keyId}::text`, sql`${h.accountId}::text`, sql`now()`)} AS key_ok
     ), bud AS (${budgetCheck(sql`SELECT ${h.requestId}::text AS id, ${keyId}::text AS key_id, ${amount}::bigint AS amount, 0 AS ord`)}
     ), a AS (
       UPDATE accounts SET held = accounts.held + ${amount}::bigint
       FROM checked c
       WHERE accounts.id = ${h.accountId} AND NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.over)
-        AND accounts.balance - accounts.held >= ${amount}::bigint
-      RETURNING accounts.balance - accounts.held AS available
+        AND ${covers('accounts', sql`${amount}::bigint`)}
+      RETURNING ${available('accounts')} AS available
     ), ins AS (
       INSERT INTO holds (id, account_id, amount, expires_at)
       SELECT ${h.requestId}, ${h.accountId}, ${amount}::bigint, now() + make_interval(secs => ${h.ttlMs}::float8 / 1000)

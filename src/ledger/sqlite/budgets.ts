@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BudgetPeriod, Database } from '../schema.js';
 import type { BudgetUsageRow } from '../statements.js';
 import { periodEndMs, periodStartMs } from '../budget-periods.js';
+import { budgetOver } from '../hold-admission.js';
 
 /*
  * The budget moves on SQLite (the rule: budgets.ts), inside the caller's transaction, which holds
@@ -34,11 +35,20 @@ export interface BudgetTake {
 
 /** The budgets a hold of `amount` would take, and whether one of them has no room for it. */
 export async function budgetCheck(trx: Transaction<Database>, keyId: string, amount: bigint, atMs: number): Promise<{ take: BudgetTake[]; over: boolean }> {
-  const usage = await budgetUsage(trx, keyId, atMs);
-  return {
-    take: usage.map((u) => ({ period: u.period, start: u.period_start, limit: u.limit_amount })),
-    over: usage.some((u) => (u.spent ?? 0n) + (u.held ?? 0n) + amount > u.limit_amount),
-  };
+  const { rows } = await sql<{ period: BudgetPeriod; limit_amount: bigint; tz: string }>`
+    SELECT b.period, b.limit_amount, k.budget_time_zone AS tz FROM key_budgets b JOIN api_keys k ON k.id = b.key_id
+    WHERE b.key_id = ${keyId}`.execute(trx);
+  const take: BudgetTake[] = [];
+  let over = false;
+  for (const r of rows) {
+    const start = periodStartMs(r.period, r.tz, atMs);
+    take.push({ period: r.period, start, limit: r.limit_amount });
+    const { rows: [u] } = await sql<{ over: bigint }>`
+      SELECT ${budgetOver('u', sql`${amount}`, sql`${r.limit_amount}`)} AS over
+      FROM (SELECT 1) LEFT JOIN budget_usage u ON u.key_id = ${keyId} AND u.period = ${r.period} AND u.period_start = ${start}`.execute(trx);
+    over ||= u.over === 1n;
+  }
+  return { take, over };
 }
 
 /** Adds a placed hold to its budgets' usage rows and records which rows it took. */

@@ -3,6 +3,7 @@ import type { Database } from '../schema.js';
 import type { HoldCandidate, HoldOutcome } from '../statements.js';
 import { inTransaction } from './transaction.js';
 import { budgetCheck, budgetTake } from './budgets.js';
+import { available, covers, duplicate, keyOk } from '../hold-admission.js';
 
 /**
  * The batch on SQLite: one transaction, which holds the database's write lock from its BEGIN, so
@@ -19,11 +20,8 @@ export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): 
     for (const { ord, h } of valid) {
       const keyId = h.keyId ?? null;
       const { rows: [c] } = await sql<{ duplicate: bigint; key_ok: bigint }>`
-        SELECT EXISTS (SELECT 1 FROM holds WHERE id = ${h.requestId}) AS duplicate,
-          (${keyId} IS NULL OR EXISTS (
-            SELECT 1 FROM api_keys WHERE id = ${keyId} AND account_id = ${h.accountId} AND revoked_at IS NULL
-              AND (expires_at IS NULL OR expires_at > ${now})
-          )) AS key_ok`.execute(trx);
+        SELECT ${duplicate(sql`${h.requestId}`)} AS duplicate,
+          ${keyOk(sql`${keyId}`, sql`${h.accountId}`, sql`${now}`)} AS key_ok`.execute(trx);
       const row: HoldOutcome = { ord, placed: false, duplicate: c.duplicate === 1n, key_ok: c.key_ok === 1n, budget_ok: true, available: null };
       out.push(row);
       if (row.duplicate || !row.key_ok) continue;
@@ -33,8 +31,8 @@ export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): 
         continue;
       }
       const { rows: [a] } = await sql<{ available: bigint }>`
-        UPDATE accounts SET held = held + ${h.amount} WHERE id = ${h.accountId} AND balance - held >= ${h.amount}
-        RETURNING balance - held AS available`.execute(trx);
+        UPDATE accounts SET held = held + ${h.amount} WHERE id = ${h.accountId} AND ${covers('accounts', sql`${h.amount}`)}
+        RETURNING ${available('accounts')} AS available`.execute(trx);
       if (!a) continue;
       await sql`
         INSERT INTO holds (id, account_id, amount, created_at, expires_at)
