@@ -564,6 +564,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calling key's own requests, newest first, a page at a time
+         * @description One usage record per request made with the calling key (model, tokens, cost, latency, end user, session), as `GET /admin/accounts/{account_id}/usage` gives them; filterable by time, model and session.
+         */
+        get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10480,6 +10500,287 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpendSummary"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    listUsage: {
+        parameters: {
+            query?: {
+                /** @description Records per page (20 when absent). */
+                limit?: number;
+                /** @description Only records older than this one (a request id): the previous page's `last_id`. */
+                before_id?: components["schemas"]["LedgerText"];
+                /** @description RFC 3339: only records created at or after it. */
+                from?: string;
+                /** @description RFC 3339, excluded: only records created before it. */
+                to?: string;
+                /** @description Only the records that asked for or were served by this model. */
+                model?: components["schemas"]["LedgerText"];
+                /** @description Only the records of this session (`session` of a record). */
+                session?: components["schemas"]["LedgerText"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsagePage"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */

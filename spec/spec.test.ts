@@ -14,7 +14,7 @@ const OPERATION_IDS = [
   'adminGetUsage', 'adminListAccounts', 'adminListDeployments', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey',
   'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
-  'headRoot', 'listModels', 'listResponseInputItems', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',
+  'headRoot', 'listModels', 'listResponseInputItems', 'listUsage', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',
 ];
 
 const user = { role: 'user', content: 'hi' };

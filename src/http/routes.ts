@@ -8,6 +8,7 @@ import { getMetrics } from '../handlers/metrics.js';
 import { getModel, listModels } from '../handlers/models.js';
 import * as responses from '../handlers/responses.js';
 import { adminSpend, keySpend } from '../handlers/spend.js';
+import { listOwnUsage } from '../handlers/usage.js';
 import type { Handler } from '../handlers/types.js';
 import { ResponseStore, responseRetentionMsFromEnv, type Ledger } from '../ledger/index.js';
 import type { PipelineDeps } from '../pipeline/types.js';
@@ -68,6 +69,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     getModel: { handler: async (i) => getModel(pipeline.catalog, i), protocol: openaiChat, protocolFor: byVersionHeader, auth: 'client' },
     getBalance: { handler: (i) => accounts.getBalance(ledger, i), protocol: openaiChat, auth: 'client' },
     getSpend: { handler: (i) => keySpend(ledger, i), protocol: openaiChat, auth: 'client' },
+    listUsage: { handler: (i) => listOwnUsage(ledger, i), protocol: openaiChat, auth: 'client' },
     adminGetSpend: { handler: (i) => adminSpend(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminCreateAccount: { handler: (i) => accounts.createAccount(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminListAccounts: { handler: (i) => accounts.listAccounts(ledger, i), protocol: openaiChat, auth: 'admin' },

@@ -26,6 +26,13 @@ export async function usageRecords(
   let q = db.selectFrom('usage_records').selectAll().where('account_id', '=', accountId);
   if (filter.endUser !== undefined) q = q.where('end_user', '=', filter.endUser);
   if (filter.session !== undefined) q = q.where('session_id', '=', filter.session);
+  if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
+  if (filter.model !== undefined) {
+    const model = filter.model;
+    q = q.where((eb) => eb.or([eb('model_requested', '=', model), eb('model_served', '=', model)]));
+  }
+  if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('created_at', '<', filter.to);
   if (beforeRequestId !== undefined) {
     const cursor = await db
       .selectFrom('usage_records')

@@ -121,10 +121,17 @@ export interface UsageRecordInput {
   session?: string | null;
 }
 
-/** Filters of the usage list: only the records of this end user and/or session. */
+/** Filters of the usage list: only the records of this end user, session, key, model and time range. */
 export interface UsageFilter {
   endUser?: string;
   session?: string;
+  keyId?: string;
+  /** Asked for or served by this model. */
+  model?: string;
+  /** Created at or after. */
+  from?: Date;
+  /** Created before. */
+  to?: Date;
 }
 
 export interface UsageRecord extends UsageRecordInput {

@@ -3,7 +3,7 @@
  * against the real server, whose requests go through the official OpenAI SDK to the fake upstream.
  * An operator signs in, creates an account, credits it, creates a key; a request with that key
  * shows in the usage table and the spend chart; the key is revoked. A key holder sees only their
- * own key's figures. Hostile end users, sessions and names are shown as text and never run; a write
+ * own key's figures and requests. Hostile end users, sessions and names are shown as text and never run; a write
  * without the CSRF token is refused. Skips with a message when Chromium is not configured.
  */
 import OpenAI from 'openai';
@@ -233,7 +233,7 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     expect((await (await gw.admin('/admin/accounts')).json() as any).data.length).toBe(before);
   });
 
-  it("shows a key holder their own key's balance, budgets and spend, and nothing of other accounts", async () => {
+  it("shows a key holder their own key's balance, budgets, spend and requests, and nothing of other accounts", async () => {
     const other = await gw.newAccount(3_000_000_000n, 'holder');
     const key = (await (await gw.admin('/admin/keys', 'POST', { account_id: other.accountId, name: 'holder-key', budgets: [{ period: 'week', limit: 1_000_000_000 }] })).json() as any).key as string;
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
@@ -259,6 +259,19 @@ describe.skipIf(!CHROMIUM)('the web console in Chromium', () => {
     expect(text).not.toContain('up-openai');
     expect(text).not.toContain(accountId);
     expect(await hp.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
+    // Its own requests (GET /v1/usage), filterable by model.
+    const listed = (await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    expect(listed.data).toHaveLength(1);
+    const own = hp.getByTestId('my-usage');
+    await own.getByText(listed.data[0].request_id).waitFor();
+    expect(await own.getByRole('row').count()).toBe(2);
+    const filter = hp.getByTestId('usage-filter');
+    await filter.getByLabel('Model').fill('up-openai');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await hp.getByText('No requests.').waitFor();
+    await filter.getByLabel('Model').fill('up-anthropic');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await hp.getByTestId('my-usage').getByText(listed.data[0].request_id).waitFor();
     // The operator's API is closed to this session, whatever the page asks.
     const csrf = (await hp.evaluate(() => fetch('/console/session').then((r) => r.json() as Promise<any>))).csrf_token;
     const tried = await hp.evaluate(async (token) => {

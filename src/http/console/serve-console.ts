@@ -26,7 +26,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** What a key holder's (or user's) session may call: their own views, nothing of other accounts. */
-const KEY_HOLDER_CALLS = new Set(['GET /v1/balance', 'GET /v1/spend']);
+const KEY_HOLDER_CALLS = new Set(['GET /v1/balance', 'GET /v1/spend', 'GET /v1/usage']);
 
 export interface ConsoleOptions {
   ledger: Ledger;

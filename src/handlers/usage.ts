@@ -1,0 +1,36 @@
+import { GatewayError } from '../ir/index.js';
+import type { Ledger } from '../ledger/index.js';
+import { usagePage } from './accounts.js';
+import type { HandlerInput, HandlerResult } from './types.js';
+
+/** Records per page when `limit` is absent, as OpenAI's lists. */
+const DEFAULT_LIMIT = 20;
+
+/**
+ * GET /v1/usage: the calling key's own requests, newest first, a page at a time (the document
+ * already checked the parameters' shapes), filtered by time, model and session.
+ */
+export async function listOwnUsage(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const auth = input.auth!;
+  // Usage is recorded per key; a signed-in user's own list needs usage recorded per user.
+  if (!auth.keyId) throw new GatewayError('permission', "GET /v1/usage lists an API key's requests: call it with an API key");
+  const q = input.query;
+  const text = (name: string) => (typeof q[name] === 'string' ? (q[name] as string) : undefined);
+  const from = instant(text('from'), 'from');
+  const to = instant(text('to'), 'to');
+  if (from && to && from.getTime() > to.getTime()) throw new GatewayError('invalid_request', `from (${from.toISOString()}) is after to (${to.toISOString()})`, { param: 'from' });
+  const filter = { keyId: auth.keyId, model: text('model'), session: text('session'), from, to };
+  const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+  return { kind: 'json', status: 200, body: await usagePage(ledger, auth.accountId, limit, text('before_id'), withoutUndefined(filter)) };
+}
+
+function instant(text: string | undefined, param: string): Date | undefined {
+  if (text === undefined) return undefined;
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new GatewayError('invalid_request', `${param} must be an RFC 3339 time, got ${JSON.stringify(text)}`, { param });
+  return d;
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
