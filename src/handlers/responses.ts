@@ -33,20 +33,33 @@ export async function createResponse(pipeline: PipelineDeps, store: ResponseStor
   // Stored with ids (the client's where it gave them), so each can be listed and referenced.
   const ownItems = withIds(resolved, idBaseOf(input.requestId));
   const inputItems = [...earlier, ...ownItems];
-  const save = async (response: Json) => {
+  /** True once stored; false when the store failed (the answer still goes out, saying so). */
+  const save = async (response: Json): Promise<boolean> => {
     try {
       await store.store(accountId, response as Json & { id: string }, inputItems, ownItems);
+      return true;
     } catch (err) {
-      // The answer still goes out; a later reference to it is a 404, not a silent loss.
       pipeline.log.error({ err, requestId: input.requestId }, 'could not store the response');
+      return false;
     }
   };
   if (result.kind === 'json' && result.status === 200) {
-    await save(result.body as Json);
-    return result;
+    if (await save(result.body as Json)) return result;
+    const headers = { ...result.headers, 'x-switchyard-warnings': [result.headers?.['x-switchyard-warnings'], NOT_STORED].filter(Boolean).join('; ') };
+    return { ...result, headers, body: notStored(result.body as Json) };
   }
   if (result.kind === 'sse') return { ...result, frames: storingFinal(result.frames, save) };
   return result;
+}
+
+/** What a response whose storing failed says about itself (with `store: false`, as one never stored). */
+const NOT_STORED = 'the response could not be stored (the database is unavailable): it has store false, and its id cannot be used as previous_response_id or retrieved';
+
+/** The response as `store: false`, with the warning among its `switchyard.warnings`. */
+function notStored(response: Json): Json {
+  const own = (response.switchyard ?? {}) as Json;
+  const warnings = Array.isArray(own.warnings) ? own.warnings : [];
+  return { ...response, store: false, switchyard: { ...own, warnings: [...warnings, NOT_STORED] } };
 }
 
 /** The conversation a stored response continues: what it was given, then what it answered. */
@@ -57,12 +70,18 @@ async function previousItems(store: ResponseStore, accountId: string, id: string
   return [...prev.inputItems, ...output];
 }
 
-/** Passes the frames through, storing the final response before its frame is sent. */
-async function* storingFinal(frames: AsyncGenerator<SseFrame>, save: (response: Json) => Promise<void>): AsyncGenerator<SseFrame> {
+/**
+ * Passes the frames through, storing the final response before its frame is sent; when storing
+ * failed, that frame's response says so (`store: false` and a warning).
+ */
+async function* storingFinal(frames: AsyncGenerator<SseFrame>, save: (response: Json) => Promise<boolean>): AsyncGenerator<SseFrame> {
   for await (const frame of frames) {
     if (frame.event && FINAL_EVENTS.has(frame.event)) {
       const data = JSON.parse(frame.data) as { response?: Json };
-      if (data.response) await save(data.response);
+      if (data.response && !(await save(data.response))) {
+        yield { ...frame, data: JSON.stringify({ ...data, response: notStored(data.response) }) };
+        continue;
+      }
     }
     yield frame;
   }
