@@ -2717,11 +2717,16 @@ export interface components {
         ResponseToolChoice: ("none" | "auto" | "required") | components["schemas"]["ResponseToolChoiceObject"];
         /** @description An object tool choice, e.g. `{type: function, name}`. */
         ResponseToolChoiceObject: {
-            type: string;
+            type: components["schemas"]["ResponseToolChoiceType"];
             name?: string;
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description The kinds of object tool choice OpenAI's Responses API has (its ToolChoiceParam); others are refused.
+         * @enum {string}
+         */
+        ResponseToolChoiceType: "function" | "allowed_tools" | "mcp" | "custom" | "programmatic_tool_calling" | "apply_patch" | "shell" | "file_search" | "web_search_preview" | "computer" | "computer_use_preview" | "computer_use" | "web_search_preview_2025_03_11" | "image_generation" | "code_interpreter";
         ResponseUsage: {
             /** Format: int64 */
             input_tokens: number;

@@ -57,6 +57,17 @@ describe('contract-fuzz regressions', () => {
     expect(res.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
+  it.each([
+    ['chat: a named tool_choice with an empty function name', 'ChatCompletionRequest', '/v1/chat/completions', { model: 'fake-gpt', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: { type: 'function', function: { name: '' } } }],
+    ['messages: a tool tool_choice with an empty name', 'CreateMessageRequest', '/v1/messages', { model: 'local-haiku', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: '' } }],
+    ['responses: a function tool_choice with an empty name', 'CreateResponseRequest', '/v1/responses', { model: 'local-haiku', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }], tool_choice: { type: 'function', name: '' } }],
+    ['responses: tool_choice.type ""', 'CreateResponseRequest', '/v1/responses', { model: 'local-haiku', input: 'hi', tool_choice: { type: '' } }],
+  ])('%s: refused by the server and by the published document alike', async (_name, schema, path, body) => {
+    // Shrunk: [valid] bodies the document accepted and the server refused with a 400.
+    expect(await schemaErrors(schema, body)).not.toEqual([]);
+    expect((await send('POST', path, json(), JSON.stringify(body))).status).toBe(400);
+  });
+
   it('responses: an unknown tool_choice type is refused (it was echoed into the response object)', async () => {
     // Shrunk: [valid] POST /v1/responses {"model":"local-haiku","input":[],"tool_choice":{"type":"","name":""},"max_output_tokens":1,"top_p":0}
     const res = await send('POST', '/v1/responses', json(), '{"model":"local-haiku","input":[],"tool_choice":{"type":"","name":""},"max_output_tokens":1,"top_p":0}');
