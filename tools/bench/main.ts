@@ -18,6 +18,8 @@
  * Writes .bench/<timestamp>.json (raw) and bench/latest.json + bench/latest.md (committed).
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
@@ -182,13 +184,16 @@ async function measureCase(c: Case, pids: Partial<Record<Case['server'], number>
  * The default path, alone on the machine's share of the run (the deployed gateway is stopped by
  * then): its start, its memory at rest, and its JSON case on one account's keys.
  */
-async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[], kind: EmbeddedDatabase): Promise<EmbeddedStart | undefined> {
-  if (ONLY && !`embedded ${kind} chat→openai json, 1 account`.includes(ONLY)) return undefined;
-  process.stderr.write(`  the default path (make run: compiled, ${kind} in a data directory)...\n`);
-  const emb = await startEmbedded(ROOT, gatewayEnv(fakeUrl, adminKey), kind);
+async function measureEmbedded(fakeUrl: string, adminKey: string, rows: Row[], kind: EmbeddedDatabase, otlpUrl?: string): Promise<EmbeddedStart | undefined> {
+  const telemetry = otlpUrl !== undefined;
+  if (ONLY && !`embedded ${kind} chat→openai json, 1 account${telemetry ? ', telemetry on' : ''}`.includes(ONLY)) return undefined;
+  process.stderr.write(`  the default path (make run: compiled, ${kind} in a data directory${telemetry ? ', OpenTelemetry exporting' : ''})...\n`);
+  // Telemetry on as an operator turns it on: the standard variables, http/protobuf to a collector (a sink here).
+  const otel = telemetry ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_METRIC_EXPORT_INTERVAL: '5000' } : {};
+  const emb = await startEmbedded(ROOT, { ...gatewayEnv(fakeUrl, adminKey), ...otel }, kind);
   try {
     const keys = await createKeys(emb.url, adminKey, 1, KEYS);
-    const c = { ...gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded'), database: kind };
+    const c = { ...gatewayCase(emb.url, keys, 1, 'chat', 'openai', false, 'embedded'), database: kind, ...(telemetry ? { telemetry } : {}) };
     await warmUp(c.target, WARMUP_REQUESTS * 3);
     rows.push(await measureCase(c, { embedded: emb.child.pid }));
     return emb.start;
@@ -243,6 +248,10 @@ async function main(): Promise<void> {
   const portkeyStreams = await portkeyStreamProbe(portkey.url, fake.url);
   await gw.child.stop();
   const { embedded, embeddedAlternatives } = await measureEmbeddedAll(fake.url, adminKey, rows);
+  // The same default path with OpenTelemetry on: its row against the one above is the cost per request.
+  const sink = await startOtlpSink();
+  await measureEmbedded(fake.url, adminKey, rows, DEFAULT_EMBEDDED, sink.url);
+  await sink.close();
   addOverheads(rows);
   process.stderr.write(`  ${STREAMS} slow streams...\n`);
   // A fresh gateway process: its resident memory then measures the streams, not the garbage the
@@ -286,3 +295,14 @@ main().then(
     void shutdown(1);
   },
 );
+
+/** A collector that takes every OTLP export and keeps nothing (what it costs to receive is not the gateway's). */
+async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

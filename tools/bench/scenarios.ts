@@ -12,6 +12,8 @@ export interface Case {
   server: 'switchyard' | 'embedded' | 'direct' | 'portkey';
   /** Embedded cases: which embedded database the gateway ran on. */
   database?: string;
+  /** The gateway exported OpenTelemetry (traces, metrics, logs over OTLP) while measured. */
+  telemetry?: boolean;
   /** Gateway cases: how many accounts the rotated keys belong to (1: one team's keys, one balance). */
   accounts?: number;
   client: Client;
@@ -118,5 +120,5 @@ export function caseLabel(c: Case): string {
   const same = (c.client === 'chat') === (c.upstream === 'openai');
   const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
   const server = c.database ? `${c.server} ${c.database}` : c.server;
-  return `${server} ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}, ${accounts}`;
+  return `${server} ${c.client}→${c.upstream} ${mode}${same ? '' : ' (cross)'}, ${accounts}${c.telemetry ? ', telemetry on' : ''}`;
 }
