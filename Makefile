@@ -9,7 +9,7 @@ endif
 NODE_RUN := node --import tsx
 export NODE_OPTIONS ?= --max-old-space-size=4096
 
-.PHONY: all install console generate check-generated typecheck lint lint-openapi build pack test test-unit test-faults run fuzz fuzz-schemathesis bench agents screenshots clean
+.PHONY: all install console generate check-generated typecheck lint lint-openapi build pack test test-unit test-faults run fuzz fuzz-schemathesis bench agents agents-latest screenshots clean
 
 all: test
 
@@ -83,6 +83,16 @@ fuzz: install
 agents: install test/agents/clis/node_modules/.installed
 	npx vitest run --config vitest.agents.config.ts
 
+## The same suite against the newest Claude Code and Codex on npm, installed into .agents-latest/ (a
+## scratch folder: the pinned versions in test/agents/clis stay what CI runs); prints their versions.
+agents-latest: install
+	rm -rf .agents-latest && mkdir -p .agents-latest
+	cd .agents-latest && echo '{"name":"switchyard-agent-clis-latest","private":true}' > package.json && \
+		npm install --no-audit --no-fund --save-exact --ignore-scripts @anthropic-ai/claude-code@latest @openai/codex@latest && \
+		npm rebuild @anthropic-ai/claude-code --ignore-scripts=false
+	@echo "agents-latest: Claude Code $$(.agents-latest/node_modules/.bin/claude --version), $$(.agents-latest/node_modules/.bin/codex --version)"
+	SWITCHYARD_AGENT_CLIS=$(CURDIR)/.agents-latest/node_modules/.bin npx vitest run --config vitest.agents.config.ts
+
 test/agents/clis/node_modules/.installed: test/agents/clis/package.json test/agents/clis/package-lock.json
 	@# Claude Code's postinstall (copying its native binary from the platform package) is the one script chosen.
 	cd test/agents/clis && npm ci --no-audit --no-fund && npm rebuild @anthropic-ai/claude-code --ignore-scripts=false
@@ -111,4 +121,4 @@ screenshots: install console
 	$(NODE_RUN) tools/console-screenshots.ts
 
 clean:
-	rm -rf node_modules tools/bench/node_modules data .bench dist console/dist .toolchain
+	rm -rf node_modules tools/bench/node_modules data .bench dist console/dist .toolchain .agents-latest
