@@ -1247,6 +1247,11 @@ export interface components {
             total_tokens: number;
             prompt_tokens_details?: components["schemas"]["ChatPromptTokensDetails"];
             completion_tokens_details?: components["schemas"]["ChatCompletionTokensDetails"];
+            /**
+             * Format: double
+             * @description Gateway: what the request is billed, in USD (exact to the nanodollar; OpenRouter's field). Every attempt's usage priced at its model's rates, summed and rounded up once.
+             */
+            cost?: number;
         } & {
             [key: string]: unknown;
         };
@@ -1692,6 +1697,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Cache writes by lifetime (5 minutes, one hour). */
+        MessageCacheCreation: {
+            /** Format: int64 */
+            ephemeral_5m_input_tokens: number;
+            /** Format: int64 */
+            ephemeral_1h_input_tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A content block of a response. Server tool calls, their results and text citations come as the Anthropic upstream sent them (streamed: `server_tool_use` with `input_json_delta`, each result whole in its `content_block_start`, `citations_delta` before the text block's stop). */
         MessageContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["WebSearchToolResultBlock"] | components["schemas"]["WebFetchToolResultBlock"] | components["schemas"]["CodeExecutionToolResultBlock"] | components["schemas"]["BashCodeExecutionToolResultBlock"] | components["schemas"]["TextEditorCodeExecutionToolResultBlock"] | components["schemas"]["FallbackBlock"];
         /** @description A client-side tool (`type` absent or `custom`). */
@@ -1735,8 +1749,19 @@ export interface components {
             input_tokens?: number | null;
             cache_creation_input_tokens?: number | null;
             cache_read_input_tokens?: number | null;
+            /** @description Cache writes by lifetime, when the upstream reports them. */
+            cache_creation?: components["schemas"]["MessageCacheCreation"] | null;
+            /** @description Server-tool uses billed per use (`web_search_requests`, ...). */
+            server_tool_use?: {
+                [key: string]: number;
+            } | null;
             /** Format: int32 */
             iterations?: number;
+            /**
+             * Format: double
+             * @description Gateway: what the request is billed, in USD (exact to the nanodollar; OpenRouter's field). Every attempt's usage priced at its model's rates, summed and rounded up once.
+             */
+            cost?: number;
         } & {
             [key: string]: unknown;
         };
@@ -1816,12 +1841,23 @@ export interface components {
             output_tokens: number;
             cache_creation_input_tokens?: number | null;
             cache_read_input_tokens?: number | null;
+            /** @description Cache writes by lifetime, when the upstream reports them. */
+            cache_creation?: components["schemas"]["MessageCacheCreation"] | null;
+            /** @description Server-tool uses billed per use (`web_search_requests`, ...). */
+            server_tool_use?: {
+                [key: string]: number;
+            } | null;
             /**
              * Format: int32
              * @description Gateway: number of attempts made (fallbacks included).
              */
             iterations?: number;
             service_tier?: string | null;
+            /**
+             * Format: double
+             * @description Gateway: what the request is billed, in USD (exact to the nanodollar; OpenRouter's field). Every attempt's usage priced at its model's rates, summed and rounded up once.
+             */
+            cost?: number;
         } & {
             [key: string]: unknown;
         };
@@ -1840,16 +1876,24 @@ export interface components {
         };
         ModelInfo: components["schemas"]["OpenAIModel"] | components["schemas"]["AnthropicModel"];
         ModelList: components["schemas"]["OpenAIModelList"] | components["schemas"]["AnthropicModelList"];
-        /** @description Per-token prices in `unit`. */
+        /** @description Per-token prices in `unit` (fractions of it where the price sheet is finer), at the standard service tier and below any long-context threshold; `switchyard prices` shows every rate. */
         ModelPricing: {
-            /** Format: int64 */
+            /** Format: double */
             input: number;
-            /** Format: int64 */
+            /** Format: double */
             output: number;
-            /** Format: int64 */
+            /** Format: double */
             cache_read: number;
-            /** Format: int64 */
+            /**
+             * Format: double
+             * @description A cache write that lives 5 minutes.
+             */
             cache_write: number;
+            /**
+             * Format: double
+             * @description A cache write that lives one hour.
+             */
+            cache_write_1h: number;
             /** @description Money unit of the prices, e.g. `nanodollars per token`. */
             unit: string;
         };
@@ -2736,6 +2780,11 @@ export interface components {
             total_tokens: number;
             input_tokens_details: components["schemas"]["ResponseInputTokensDetails"];
             output_tokens_details: components["schemas"]["ResponseOutputTokensDetails"];
+            /**
+             * Format: double
+             * @description Gateway: what the request is billed, in USD (exact to the nanodollar; OpenRouter's field). Every attempt's usage priced at its model's rates, summed and rounded up once.
+             */
+            cost?: number;
         } & {
             [key: string]: unknown;
         };

@@ -14,6 +14,7 @@
  *   switchyard ledger <account_id> [--limit N] [--before <entry id>]
  *   switchyard usage <account_id> [--limit N] [--before <request_id>] [--end-user U] [--session S]
  *   switchyard spend [--account <account_id>] [--from T] [--to T] [--group-by day|model|key|user|session]
+ *   switchyard prices [--config <file>] [--json]      every model's effective prices and their sources
  *
  * Admin commands print what the admin API answers (the same JSON shapes) on stdout.
  */
@@ -42,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
       from: { type: 'string' },
       to: { type: 'string' },
       'group-by': { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -55,6 +58,11 @@ async function main(argv: string[]): Promise<number> {
     const { serve } = await import('./app/serve.js');
     await serve({ demo: values.demo ?? false });
     return -1; // keeps running
+  }
+  if (command === 'prices') {
+    // No database: the catalog alone (SWITCHYARD_CONFIG, or --config), keys not needed.
+    const { printPrices } = await import('./app/prices-cli.js');
+    return printPrices(values.config ?? process.env.SWITCHYARD_CONFIG, values.json ?? false);
   }
   // A data directory a running gateway holds is refused before the database modules load.
   const { embeddedDirFromEnv, refuseDataDirInUse } = await import('./ledger/data-dir.js');
@@ -83,6 +91,8 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
                                                                         usage records, newest first
   switchyard spend [--account <account_id>] [--from <RFC 3339>] [--to <RFC 3339>] [--group-by day|model|key|user|session]
                                                                         usage summed per group (last 30 days)
+  switchyard prices [--config <file>] [--json]                          every catalog model's effective prices, where each
+                                                                        came from, and configured rates that differ from the price table
 
 Admin commands print the admin API's JSON (snake_case, amounts as numbers of nanodollars); lists
 come a page at a time (100 by default, at most 1000): pass last_id as --before for the next page.

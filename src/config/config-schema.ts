@@ -9,16 +9,60 @@
  */
 import type { ProviderRegistry } from '../providers/types.js';
 
+/** A rate: USD per million tokens, as a decimal string (exact) or a number. */
+const rate = { type: ['string', 'number'] } as const;
+
+const rates = {
+  input: rate,
+  output: rate,
+  cache_read: rate,
+  cache_write: rate,
+  cache_write_1h: rate,
+  reasoning: rate,
+  input_audio: rate,
+  input_image: rate,
+  output_audio: rate,
+  output_image: rate,
+} as const;
+
+/** Long-context tiers: above a prompt length, the whole request at their rates. */
+const longContext = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['above'],
+    properties: { above: { type: 'integer', minimum: 1 }, ...rates },
+  },
+} as const;
+
+/** A service tier's prices: its own rates (and long-context tiers), or a multiple of the standard ones. */
+const serviceTierPrice = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...rates,
+    multiplier: rate,
+    long_context: longContext,
+  },
+} as const;
+
+/**
+ * A price (docs/providers.md, "Prices"): rates per kind of token, long-context tiers (`above` a
+ * prompt length, the whole request at their rates), per-use fees of server tools (USD per
+ * thousand uses), and service tiers priced apart.
+ */
 const price = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    input: { type: ['string', 'number'] },
-    output: { type: ['string', 'number'] },
-    cache_read: { type: ['string', 'number'] },
-    cache_write: { type: ['string', 'number'] },
+    ...rates,
+    long_context: longContext,
+    server_tools: { type: 'object', additionalProperties: rate },
+    service_tiers: { type: 'object', additionalProperties: serviceTierPrice },
   },
 } as const;
+
 
 /**
  * A provider's `options:` are its kind's own (`Provider.options.schema`): one if/then per kind

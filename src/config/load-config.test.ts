@@ -9,6 +9,9 @@ import { withProviders } from '../providers/registry.js';
 import type { Provider } from '../providers/types.js';
 import { buildCatalog, ConfigError, loadConfigFile } from './load-config.js';
 
+/** $1 per million tokens, in the price model's unit (femtodollars per token). */
+const M = 1_000_000_000n;
+
 const env = { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
 
 /** The minimal form scripts rely on. */
@@ -44,8 +47,16 @@ describe('buildCatalog: the minimal form', () => {
       // One deployment, named "0": the model's provider and upstream model.
       deployments: [{ id: 'claude/0', name: '0', provider: { id: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', weight: 1 }],
       routing: { strategy: 'weighted', sessionAffinity: true },
-      // Not configured: the price table's, for this model at Anthropic's URL.
-      price: { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n },
+      // Not configured: the price table's, for this model at Anthropic's URL, its long-context tier and web search fee included.
+      price: {
+        input: 3n * M,
+        output: 15n * M,
+        cacheRead: 300_000_000n,
+        cacheWrite: 3_750_000_000n,
+        cacheWrite1h: 6n * M,
+        tiers: [{ above: 200_000, rates: { input: 6n * M, output: 22_500_000_000n, cacheRead: 600_000_000n, cacheWrite: 7_500_000_000n, cacheWrite1h: 12n * M } }],
+        perUse: { web_search: 10_000_000_000_000n },
+      },
       contextWindow: 200_000,
       fallbacks: [],
       aliases: [],
@@ -69,8 +80,9 @@ describe('buildCatalog: the minimal form', () => {
     const c = buildCatalog(doc, env);
     expect(c.providers.get('openai')).toMatchObject({ headers: { 'OpenAI-Organization': 'org-1' }, timeouts: { connectMs: 500, firstByteMs: 2000, idleMs: 3000, responseMs: 4000 } });
     const claude = c.models.get('claude')!;
-    expect(claude.price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
-    expect(claude.fast).toMatchObject({ speed: 'fast', price: { input: 6000n, output: 30000n } });
+    // Claude's 1-hour cache write, not configured, is Anthropic's documented 2x input.
+    expect(claude.price).toEqual({ input: 3n * M, output: 15n * M, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6n * M });
+    expect(claude.fast).toMatchObject({ speed: 'fast', price: { input: 6n * M, output: 30n * M } });
     expect(claude.capabilities).toEqual({ tools: true, reasoning: true, images: true });
     expect(c.aliases.get('sonnet')).toBe('claude');
     expect(claude.fallbacks).toEqual(['gpt']);
@@ -85,14 +97,52 @@ describe('buildCatalog: the minimal form', () => {
 describe('buildCatalog: no model is free by accident', () => {
   it('an unpriced model takes the price table\'s price and context window for its upstream model at its provider', () => {
     const c = buildCatalog(minimal(), env);
-    // gpt-4o-mini at OpenAI: $0.15 / $0.60 per million, cache reads $0.075; OpenAI bills cache writes as input.
-    expect(c.models.get('gpt')).toMatchObject({ price: { input: 150n, output: 600n, cacheRead: 75n, cacheWrite: 150n }, contextWindow: 128_000 });
+    // gpt-4o-mini at OpenAI: $0.15 / $0.60 per million, cache reads $0.075; OpenAI bills cache writes as input;
+    // its flex tier is half price (OpenAI's documented rule).
+    const gpt = c.models.get('gpt')!;
+    expect(gpt).toMatchObject({ price: { input: 150_000_000n, output: 600_000_000n, cacheRead: 75_000_000n, cacheWrite: 150_000_000n, cacheWrite1h: 150_000_000n }, contextWindow: 128_000 });
+    expect(gpt.price.serviceTiers?.flex).toMatchObject({ input: 75_000_000n, output: 300_000_000n, cacheRead: 37_500_000n });
   });
 
-  it('configuration always wins: a configured price whole (absent kinds are 0), and a configured context window', () => {
+  it('configuration always wins: a configured price completed by the documented multipliers, and a configured context window', () => {
     const doc = minimal();
     Object.assign(doc.models[1], { price: { input: '1.00', output: '2.00' }, context_window: 100_000 });
-    expect(buildCatalog(doc, env).models.get('claude')).toMatchObject({ price: { input: 1000n, output: 2000n, cacheRead: 0n, cacheWrite: 0n }, contextWindow: 100_000 });
+    // Claude: cache reads 0.1x, 5-minute writes 1.25x, 1-hour writes 2x the input price.
+    expect(buildCatalog(doc, env).models.get('claude')).toMatchObject({
+      price: { input: M, output: 2n * M, cacheRead: M / 10n, cacheWrite: (M * 5n) / 4n, cacheWrite1h: 2n * M },
+      contextWindow: 100_000,
+    });
+    // Without a documented rule, a cache price left out is the input price: never below plain input.
+    Object.assign(doc.models[0], { price: { input: '1.00', output: '2.00' } });
+    doc.providers.openai.base_url = 'https://proxy.example/v1';
+    expect(buildCatalog(doc, env).models.get('gpt')?.price).toEqual({ input: M, output: 2n * M, cacheRead: M, cacheWrite: M, cacheWrite1h: M });
+  });
+
+  it('reads prices finer than a thousandth of a dollar per million, tiers, per-use fees and service tiers', () => {
+    const doc = minimal();
+    Object.assign(doc.models[0], {
+      price: {
+        input: '0.0375',
+        output: '0.15',
+        reasoning: '0.6',
+        input_audio: '10',
+        long_context: [{ above: 128000, input: '0.075', output: '0.3' }],
+        server_tools: { web_search: '25' },
+        service_tiers: { priority: { input: '0.07', output: '0.28' }, flex: { multiplier: '0.4' } },
+      },
+    });
+    const p = buildCatalog(doc, env).models.get('gpt')!.price;
+    expect(p).toMatchObject({ input: 37_500_000n, output: 150_000_000n, reasoning: 600_000_000n, inputAudio: 10n * M, perUse: { web_search: 25_000_000_000_000n } });
+    expect(p.tiers).toEqual([{ above: 128_000, rates: { input: 75_000_000n, output: 300_000_000n, cacheRead: 75_000_000n, cacheWrite: 75_000_000n, cacheWrite1h: 75_000_000n, reasoning: 600_000_000n, inputAudio: 10n * M } }]);
+    expect(p.serviceTiers?.priority).toMatchObject({ input: 70_000_000n, output: 280_000_000n });
+    // The configured flex multiplier wins over OpenAI's documented half.
+    expect(p.serviceTiers?.flex).toMatchObject({ input: 15_000_000n, output: 60_000_000n, tiers: [{ above: 128_000, rates: { input: 30_000_000n } }] });
+  });
+
+  it('refuses a price finer than a billionth of a dollar per million tokens', () => {
+    const doc = minimal();
+    Object.assign(doc.models[0], { price: { input: '0.0000000001', output: '1' } });
+    expect(errorOf(doc)).toMatch(/price\.input: 0\.0000000001 has more precision than prices are kept in \(9 decimal places\)/);
   });
 
   it('a model whose price nobody knows stops the start, every such model named, unless it is free: true', () => {
@@ -109,8 +159,8 @@ describe('buildCatalog: no model is free by accident', () => {
     doc.models[2].free = true;
     doc.models[3].price = { input: '0.10', output: '0.20' };
     const c = buildCatalog(doc, env);
-    expect(c.models.get('qwen')?.price).toEqual({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n });
-    expect(c.models.get('mini')?.price).toMatchObject({ input: 100n, output: 200n });
+    expect(c.models.get('qwen')?.price).toEqual({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n, cacheWrite1h: 0n });
+    expect(c.models.get('mini')?.price).toMatchObject({ input: 100_000_000n, output: 200_000_000n });
   });
 
   it('free: true and a price contradict each other', () => {
@@ -123,7 +173,7 @@ describe('buildCatalog: no model is free by accident', () => {
     const doc = { providers: { here: { type: 'local' } }, models: [{ id: 'house', provider: 'here', upstream_model: 'local-haiku' }, { id: 'odd', provider: 'here', upstream_model: 'local-nope' }] };
     expect(() => buildCatalog(doc, {})).toThrow(/no price is known for this model:\n  model "odd" \(upstream model "local-nope" at/);
     doc.models.pop();
-    expect(buildCatalog(doc, {}).models.get('house')?.price).toEqual({ input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1250n });
+    expect(buildCatalog(doc, {}).models.get('house')?.price).toEqual({ input: M, output: 5n * M, cacheRead: M / 10n, cacheWrite: (M * 5n) / 4n, cacheWrite1h: 2n * M });
   });
 });
 
@@ -140,10 +190,10 @@ describe('buildCatalog: invalid config names the bad entry', () => {
     expect(errorOf(doc)).toMatch(/models\[1\] \(id "gpt"\): duplicate model id/);
   });
 
-  it('price with more precision than the ledger unit', () => {
+  it('price with more precision than prices are kept in', () => {
     const doc = minimal();
-    doc.models[0].price = { input: '0.0001' };
-    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\): price\.input: price 0\.0001 has more precision/);
+    doc.models[0].price = { input: '0.0000000001' };
+    expect(errorOf(doc)).toMatch(/models\[0\] \(id "gpt"\): price\.input: 0\.0000000001 has more precision/);
   });
 
   it('a price that is not a decimal', () => {
@@ -332,19 +382,19 @@ describe('buildCatalog: deployments', () => {
     const claude = buildCatalog(twoAccounts(), env).models.get('claude')!;
     expect(claude.routing).toEqual({ strategy: 'least_in_flight', sessionAffinity: true });
     expect(claude.deployments).toMatchObject([
-      { id: 'claude/0', name: '0', provider: { id: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', weight: 3, price: { input: 3000n, output: 15000n } },
-      { id: 'claude/second', name: 'second', provider: { id: 'anthropic_b' }, upstreamModel: 'claude-sonnet-4-5-20250929', weight: 1, price: { input: 4000n, output: 20000n }, maxOutputTokens: 8000 },
+      { id: 'claude/0', name: '0', provider: { id: 'anthropic' }, upstreamModel: 'claude-sonnet-4-5', weight: 3, price: { input: 3n * M, output: 15n * M } },
+      { id: 'claude/second', name: 'second', provider: { id: 'anthropic_b' }, upstreamModel: 'claude-sonnet-4-5-20250929', weight: 1, price: { input: 4n * M, output: 20n * M }, maxOutputTokens: 8000 },
     ]);
     expect(claude.deployments[0].maxOutputTokens).toBeUndefined();
     // The models list shows the model's price.
-    expect(claude.price).toMatchObject({ input: 3000n, output: 15000n });
+    expect(claude.price).toMatchObject({ input: 3n * M, output: 15n * M });
   });
 
   it('an unpriced deployment takes the price table\'s price for its own upstream model and provider', () => {
     const doc = twoAccounts();
     delete doc.models[1].price;
     const claude = buildCatalog(doc, env).models.get('claude')!;
-    expect(claude.deployments[0].price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+    expect(claude.deployments[0].price).toMatchObject({ input: 3n * M, output: 15n * M, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6n * M });
     expect(claude.price).toEqual(claude.deployments[0].price);
   });
 

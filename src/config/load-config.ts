@@ -8,8 +8,9 @@ import { configSchema } from './config-schema.js';
 import { ConfigError } from './config-error.js';
 import { buildIdentityConfig, type IdentityConfig } from './identity.js';
 import { defaultLocalCatalog } from './local-models.js';
-import { usdPerMillionToNanosPerToken } from './money.js';
-import { tablePrice } from './price-table.js';
+import { buildPrice, freePrice, parseConfigPrice } from './build-price.js';
+import { documentedRules } from './price-rules.js';
+import { priceTableVersion, tablePrice } from './price-table.js';
 
 export { ConfigError };
 
@@ -147,16 +148,20 @@ function buildOptions(provider: Provider, raw: Raw, env: NodeJS.ProcessEnv, wher
   }
 }
 
-function buildPrice(p: Raw | undefined, where: string): Price {
-  const get = (k: string) => {
-    if (p?.[k] === undefined) return 0n;
-    try {
-      return usdPerMillionToNanosPerToken(p[k], `${where}: price.${k}`);
-    } catch (e) {
-      throw new ConfigError((e as Error).message);
-    }
-  };
-  return { input: get('input'), output: get('output'), cacheRead: get('cache_read'), cacheWrite: get('cache_write') };
+/** A configured `price:` for a model served by `d` (its provider's documented rules complete it). */
+function configuredPrice(p: Raw, d: Pick<RawDeployment, 'provider' | 'upstream_model'>, where: string): Price {
+  try {
+    return buildPrice(parseConfigPrice(p, `${where}: price`), documentedRules(d.provider.type, d.provider.baseUrl, d.upstream_model));
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+/** A deployment's price and where it came from (`switchyard prices` shows it). */
+interface KnownPrice {
+  price: Price;
+  source: string;
+  contextWindow?: number;
 }
 
 /**
@@ -165,15 +170,21 @@ function buildPrice(p: Raw | undefined, where: string): Price {
  * table's for its upstream model at its provider's URL. Undefined: nothing is known (refused by
  * refuseUnpriced).
  */
-function knownPrice(m: Raw, d: RawDeployment, where: string): { price: Price; contextWindow?: number } | undefined {
-  const own = d.price ? buildPrice(d.price, d.where) : undefined;
-  const model = m.price ? buildPrice(m.price, where) : undefined;
+function knownPrice(m: Raw, d: RawDeployment, where: string): KnownPrice | undefined {
+  // A price that cannot be read is reported first, whatever else is wrong with the model.
+  const own = d.price ? configuredPrice(d.price, d, d.where) : undefined;
+  const model = m.price ? configuredPrice(m.price, d, where) : undefined;
   if (model && m.free) throw new ConfigError(`${where}: a model with a price cannot be free: true`);
   if (own && m.free) throw new ConfigError(`${d.where}: a deployment with a price cannot be on a model with free: true`);
-  const price = own ?? model ?? (m.free ? buildPrice(undefined, where) : undefined);
-  if (price) return { price };
-  if (d.provider.type === 'local') return defaultLocalCatalog().find((l) => l.upstreamModel === d.upstream_model);
-  return tablePrice(d.provider.baseUrl, d.upstream_model);
+  if (own) return { price: own, source: 'config (deployment)' };
+  if (model) return { price: model, source: 'config' };
+  if (m.free) return { price: freePrice(), source: 'free' };
+  if (d.provider.type === 'local') {
+    const local = defaultLocalCatalog().find((l) => l.upstreamModel === d.upstream_model);
+    return local && { price: local.price, source: 'built-in local model' };
+  }
+  const t = tablePrice(d.provider.baseUrl, d.upstream_model, d.provider.type);
+  return t && { price: t.price, source: `price table ${priceTableVersion()} (${t.source})`, ...(t.contextWindow ? { contextWindow: t.contextWindow } : {}) };
 }
 
 /** A model that would bill nothing without saying so stops the start, every such deployment named. */
@@ -196,7 +207,7 @@ function refuseUnpriced(models: ModelEntry[], source: string): void {
 }
 
 /** Marks a deployment left without a price until refuseUnpriced reports every such one at once. */
-const UNPRICED: Price = Object.freeze({ input: 0n, output: 0n, cacheRead: 0n, cacheWrite: 0n });
+const UNPRICED: Price = Object.freeze(freePrice());
 
 /** A deployment as configured, its provider resolved; `where` names it in messages. */
 interface RawDeployment {
@@ -254,6 +265,7 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
       upstreamModel: d.upstream_model,
       weight: d.weight,
       price: known[j]?.price ?? UNPRICED,
+      priceSource: known[j]?.source ?? 'none',
       ...(max !== undefined ? { maxOutputTokens: max } : {}),
     };
   });
@@ -262,7 +274,7 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
         model: m.fast.model,
         serviceTier: m.fast.service_tier,
         speed: m.fast.speed,
-        price: m.fast.price ? buildPrice(m.fast.price, `${where} fast`) : undefined,
+        price: m.fast.price ? configuredPrice(m.fast.price, raws[0], `${where} fast`) : undefined,
       }
     : undefined;
   if (fast && !fast.model && !fast.serviceTier && !fast.speed) {
@@ -277,7 +289,7 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
       sessionAffinity: m.routing?.session_affinity ?? true,
       ...(m.routing?.cooldown_ms ?? defaults?.cooldown_ms ? { cooldownMs: m.routing?.cooldown_ms ?? defaults?.cooldown_ms } : {}),
     },
-    price: m.price ? buildPrice(m.price, where) : deployments[0].price,
+    price: m.price ? configuredPrice(m.price, raws[0], where) : deployments[0].price,
     contextWindow,
     maxOutputTokens,
     capabilities: { tools: true, reasoning: false, images: true, ...(m.capabilities ?? {}) },

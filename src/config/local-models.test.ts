@@ -22,7 +22,7 @@ describe('defaultLocalCatalog', () => {
       expect(m.price.cacheRead).toBeLessThan(m.price.input);
       expect(m.price.cacheWrite).toBeGreaterThan(m.price.input);
     }
-    expect(byId.get('local-sonnet')?.price).toEqual({ input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+    expect(byId.get('local-sonnet')?.price).toEqual({ input: 3_000_000_000n, output: 15_000_000_000n, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6_000_000_000n });
     const opus = byId.get('local-opus')?.price.output ?? 0n;
     for (const m of models) expect(m.price.output <= opus).toBe(true);
   });

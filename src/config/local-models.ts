@@ -1,6 +1,6 @@
 /**
  * The built-in local models as plain data; the catalog adds their one deployment on a provider
- * of type 'local' (served as `upstreamModel`) and their routing. Prices are nanodollars per token ($3 per million = 3000n), shaped like
+ * of type 'local' (served as `upstreamModel`) and their routing. Prices are femtodollars per token ($3 per million = 3_000_000_000n), shaped like
  * Claude's tiers so billing tests see realistic numbers. None is hidden: README names each, and
  * `GET /v1/models` lists every one a client can call.
  */
@@ -12,12 +12,12 @@ export type LocalModelDefinition = Omit<ModelEntry, 'deployments' | 'routing'> &
 const CREATED = 1735689600;
 const CONTEXT_WINDOW = 200_000;
 
-/** USD per million tokens, as whole dollars: x1000 gives nanodollars per token, no floating point. */
+/** USD per million tokens, as whole dollars: x1e9 gives femtodollars per token, no floating point. */
 function price(inputUsdPerMillion: bigint, outputUsdPerMillion: bigint): Price {
-  const input = inputUsdPerMillion * 1000n;
-  const output = outputUsdPerMillion * 1000n;
-  // Cache reads at 10% of input, cache writes at 125%, as Anthropic prices them.
-  return { input, output, cacheRead: input / 10n, cacheWrite: (input * 5n) / 4n };
+  const input = inputUsdPerMillion * 1_000_000_000n;
+  const output = outputUsdPerMillion * 1_000_000_000n;
+  // Cache reads at 10% of input, 5-minute writes at 125% and 1-hour writes at 200%, as Anthropic prices them.
+  return { input, output, cacheRead: input / 10n, cacheWrite: (input * 5n) / 4n, cacheWrite1h: input * 2n };
 }
 
 export function defaultLocalCatalog(): LocalModelDefinition[] {

@@ -1,4 +1,4 @@
-import { Collector, toGatewayError, type Response, type StreamEvent } from '../ir/index.js';
+import { Collector, nanosToUsd, toGatewayError, type Response, type StreamEvent } from '../ir/index.js';
 import { startRun, type Run } from '../pipeline/run-completion.js';
 import type { PipelineDeps, RunSummary } from '../pipeline/types.js';
 import type { EncodeMeta, ProtocolAdapter, SseFrame } from '../protocols/types.js';
@@ -49,11 +49,15 @@ async function collect(run: Run, protocol: ProtocolAdapter<any>, meta: EncodeMet
     content: collector.content,
     finish: collector.finish,
     usage: collector.usage,
+    ...(collector.cost !== undefined ? { cost: collector.cost } : {}),
     attempts: run.summary.attempts,
     servedVariant: run.summary.servedVariant,
     created: Math.floor(deps.now() / 1000),
   };
-  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers: answerHeaders(run.summary, protocol, deps.now()) };
+  const headers = answerHeaders(run.summary, protocol, deps.now());
+  // The cost of a whole answer in a header too (USD, as usage.cost), for clients that read no body fields.
+  if (res.cost !== undefined) headers['x-switchyard-cost'] = nanosToUsd(res.cost);
+  return { kind: 'json', status: 200, body: protocol.encodeResponse(res, meta), headers };
 }
 
 async function* encodeStream(

@@ -8,3 +8,12 @@ export function toJsonNumber(v: bigint | number): number {
 }
 
 export const MONEY_UNIT = 'nanodollars';
+
+/**
+ * A rate (femtodollars per token, routing/catalog.ts) as nanodollars per token, a JSON number
+ * from its exact decimal text (37_500_000 -> 37.5).
+ */
+export function rateAsNanos(rate: bigint): number {
+  const frac = (rate % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  return Number(`${rate / 1_000_000n}${frac ? `.${frac}` : ''}`);
+}

@@ -1,6 +1,6 @@
 import { GatewayError } from '../ir/index.js';
 import { findModel, mayUse, type Catalog, type ModelEntry } from '../routing/index.js';
-import { MONEY_UNIT, toJsonNumber } from './json-money.js';
+import { MONEY_UNIT, rateAsNanos } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
 /** GET /v1/models: OpenAI's list shape, or Anthropic's when the caller sends `anthropic-version`. */
@@ -84,10 +84,11 @@ function extras(m: Listed) {
   return {
     ...(m.aliasOf !== undefined ? { alias_of: m.aliasOf } : {}),
     pricing: {
-      input: toJsonNumber(m.price.input),
-      output: toJsonNumber(m.price.output),
-      cache_read: toJsonNumber(m.price.cacheRead),
-      cache_write: toJsonNumber(m.price.cacheWrite),
+      input: rateAsNanos(m.price.input),
+      output: rateAsNanos(m.price.output),
+      cache_read: rateAsNanos(m.price.cacheRead),
+      cache_write: rateAsNanos(m.price.cacheWrite),
+      cache_write_1h: rateAsNanos(m.price.cacheWrite1h),
       unit: `${MONEY_UNIT} per token`,
     },
     context_window: m.contextWindow,

@@ -12,6 +12,7 @@ export interface Collected {
   content: AssistantPart[];
   finish: Finish;
   usage: Usage;
+  cost?: bigint;
 }
 
 /**
@@ -24,6 +25,7 @@ export class Collector {
   content: AssistantPart[] = [];
   finish: Finish = { unified: 'other' };
   usage: Usage = emptyUsage();
+  cost?: bigint;
   private open = new Map<string, OpenPart>();
 
   push(ev: StreamEvent): void {
@@ -93,6 +95,7 @@ export class Collector {
       case 'finish':
         this.finish = ev.finish;
         this.usage = ev.usage;
+        this.cost = ev.cost;
         break;
       case 'error':
         throw ev.error;

@@ -116,6 +116,16 @@ export interface Request {
   passHeaders: Record<string, string>;
   /** Who the request is for, as the client named it; recorded on the usage record. */
   attribution?: Attribution;
+  /** What the request may be billed for beyond its tokens, as it asked: the hold covers it. */
+  billing?: BillingHints;
+}
+
+/** Billing the request asked for that its tokens do not show (read by the hold). */
+export interface BillingHints {
+  /** Some `cache_control` asks for a one-hour cache write (Anthropic `ttl: "1h"`). */
+  cacheWrite1h?: boolean;
+  /** The most uses of each server tool it allows (`max_uses`), by tool (`web_search`, ...). */
+  serverToolUses?: Record<string, number>;
 }
 
 /** A request's extension bags: the protocols' unknown fields, and what each decoder keeps for its own upstream. */

@@ -19,6 +19,8 @@ export interface Response {
   content: AssistantPart[];
   finish: Finish;
   usage: Usage;
+  /** What the request is billed, in nanodollars (absent when it was not priced). */
+  cost?: bigint;
   /** Every attempt, in order; length 1 without fallback. */
   attempts: Attempt[];
   /** Which variant served (`fast` when the fast variant did). */

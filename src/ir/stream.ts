@@ -65,7 +65,8 @@ export type StreamEvent =
    * The run's end. `attempts`: every attempt as the pipeline recorded it, hops between a model's
    * deployments included (which no `fallback` event marks), for encoders that report them.
    */
-  | { type: 'finish'; finish: Finish; usage: Usage; attempts?: Attempt[] }
+  /** `cost`: what the request is billed, in nanodollars (every attempt's, rounded up once). */
+  | { type: 'finish'; finish: Finish; usage: Usage; cost?: bigint; attempts?: Attempt[] }
   | { type: 'error'; error: GatewayError };
 
 export type StreamEventType = StreamEvent['type'];

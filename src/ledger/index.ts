@@ -5,7 +5,7 @@ export type { EmbeddedDatabase } from './data-dir.js';
 export type { LedgerOptions, LedgerLog } from './ledger.js';
 export type { SettleResult } from './settle.js';
 export type { KeySettings } from './keys.js';
-export { costOf, holdAmount, requestHold } from './price.js';
+export { costOf, holdAmount, priceUsage, requestHold, roundUpToNanos, splitRoundedUp, type HoldHints, type PricedLine, type PricedUsage } from './price.js';
 export type { HoldCandidate } from './price.js';
 export { startReaper } from './reaper.js';
 export { ResponseStore, responseRetentionMsFromEnv, DEFAULT_RESPONSE_RETENTION_DAYS } from './response-store.js';

@@ -1,5 +1,6 @@
 import type { KeyLimits } from '../limits/types.js';
 import type { Usage } from '../ir/usage.js';
+import type { PricedUsage } from './price.js';
 
 /** Money is integer nanodollars (1e-9 USD). */
 export const MONEY_UNIT = 'nanodollars';
@@ -102,7 +103,12 @@ export interface JournalEntry {
 export interface Charge {
   model: string;
   usage: Usage;
+  /** Whole nanodollars: what this attempt adds to the request's exact sum rounded up once. */
   cost: bigint;
+  /** The exact cost in femtodollars (routing/catalog.ts), before rounding. */
+  exact?: bigint;
+  /** The priced lines (each kind of token with its rate), so an invoice can be recomputed. */
+  priced?: PricedUsage;
 }
 
 /** What the pipeline knows about a finished request; the ledger adds account, cost and tokens. */

@@ -127,5 +127,7 @@ export function billableUsage(meter: OutputMeter, inputTokens: number): Usage {
   const reported = up && up.output.total > 0 ? up.output : meter.exactOutput();
   const outputTotal = Math.min(reported.total, meter.maxTokens);
   const reasoning = Math.min(reported.reasoning, outputTotal);
-  return { input: { ...input }, output: { total: outputTotal, reasoning } };
+  const output: Usage['output'] = { ...reported, total: outputTotal, reasoning };
+  // Server-tool uses and the serving tier are the upstream's word alone; the tokenizer knows neither.
+  return { input: { ...input }, output, ...(up?.serverTools ? { serverTools: { ...up.serverTools } } : {}), ...(up?.serviceTier ? { serviceTier: up.serviceTier } : {}) };
 }

@@ -90,7 +90,8 @@ const PROVIDER: ProviderConfig = {
   maxRetries: 0,
 };
 
-const PRICE = { input: 1n, output: 2n, cacheRead: 0n, cacheWrite: 0n };
+/** 1 and 2 nanodollars per token (rates are femtodollars per token). */
+const PRICE = { input: 1_000_000n, output: 2_000_000n, cacheRead: 0n, cacheWrite: 0n, cacheWrite1h: 0n };
 
 function model(id: string, script: Script, fallbacks: string[] = [], fallbackOnUnavailable = false): ModelEntry {
   return {
@@ -112,7 +113,7 @@ function model(id: string, script: Script, fallbacks: string[] = [], fallbackOnU
 function deployed(id: string, scripts: Script[], fallbacks: string[] = []): ModelEntry {
   const deployments = scripts.map((script, i) => {
     const name = 'abc'[i];
-    const price = { input: 1n, output: BigInt(10 * (i + 1)), cacheRead: 0n, cacheWrite: 0n };
+    const price = { input: 1_000_000n, output: BigInt(10 * (i + 1)) * 1_000_000n, cacheRead: 0n, cacheWrite: 0n, cacheWrite1h: 0n };
     return { id: `${id}/${name}`, name, provider: PROVIDER, upstreamModel: script, weight: 1, price };
   });
   return { ...model(id, scripts[0], fallbacks, true), deployments };
@@ -313,7 +314,7 @@ describe('startRun: deployments', () => {
         ['answer', undefined],
       ]);
       await ledger.settledOnce;
-      expect(ledger.settles[0].charges).toEqual([{ model: 'two-places', usage: usage(10, 4), cost: 10n + 4n * 20n }]);
+      expect(ledger.settles[0].charges).toMatchObject([{ model: 'two-places', usage: usage(10, 4), cost: 10n + 4n * 20n }]);
       // The 529's retry-after cools the deployment down; the next request goes to the other one.
       const [a] = deps.health.snapshot(Date.now()).filter((d) => d.id === 'two-places/a');
       expect(a).toMatchObject({ state: 'cooling_down' });

@@ -8,7 +8,7 @@ import {
   type Request,
   type StreamEvent,
 } from '../ir/index.js';
-import { costOf, DatabaseDeadline, requestHold, REQUEST_DB_WAIT_MS, type Charge } from '../ledger/index.js';
+import { DatabaseDeadline, priceUsage, requestHold, REQUEST_DB_WAIT_MS, roundUpToNanos, type Charge } from '../ledger/index.js';
 import { refusedBy, type LimitDecision } from '../limits/index.js';
 import {
   affinityKey,
@@ -65,7 +65,11 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   const admitted = ctx.limits ? await deps.limiter.admit(limitsOwner(ctx), ctx.limits, inputTokens) : undefined;
   if (admitted && !admitted.allowed) throw rateLimitError(admitted, inputTokens);
   summary.rateLimit = admitted;
-  const amount = requestHold(inputTokens, candidates.map((c) => holdCandidate(c, req)));
+  const amount = requestHold(
+    inputTokens,
+    candidates.map((c) => ({ ...holdCandidate(c, req), inputMargin: capabilitiesOf(deps, c).tokenizerMargin })),
+    req.billing,
+  );
   const hops: Hops = { tried: new Set(), session: affinityKey(req) };
   const first = pickFor(deps, req, candidates[0], hops);
   // An account this instance expects to afford the hold gets its first upstream call started
@@ -400,7 +404,8 @@ function endAttempt(run: AttemptsRun, launched: Launched, outcome: AttemptOutcom
   if (outcome.kind !== 'finished') throw new GatewayError('api_error', 'the run ended without an answer');
   summary.status = outcome.finish.unified === 'refusal' ? 'refused' : 'ok';
   const usage = run.charges.reduce((acc, c) => addUsage(acc, c.usage), emptyUsage());
-  return { kind: 'finished', event: { type: 'finish', finish: outcome.finish, usage, attempts: [...summary.attempts] } };
+  const cost = run.charges.reduce((sum, c) => sum + c.cost, 0n);
+  return { kind: 'finished', event: { type: 'finish', finish: outcome.finish, usage, cost, attempts: [...summary.attempts] } };
 }
 
 /** A 429 naming the limit that refused, with when to come back. */
@@ -451,14 +456,18 @@ function holdHeartbeat(deps: PipelineDeps, ctx: CallContext): () => void {
  * Adds an attempt's charge: the upstream's usage where it reported it, else the tokenizer over
  * what was produced. An attempt that failed before producing anything costs nothing. When the
  * client never received the output (`outputUnseen`), the cost covers the input only; the usage,
- * output tokens included, is recorded as it was.
+ * output tokens included, is recorded as it was. The request's cost is its attempts' exact sum
+ * rounded up once: each charge is what its attempt adds to that rounded sum.
  */
 function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, meter: OutputMeter, failed: boolean, outputUnseen = false): void {
   if (failed && !meter.emittedOutput && !meter.usage) return;
   const usage = billableUsage(meter, summary.inputTokens);
-  if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0) {
+  if (usage.output.total > 0 || usage.input.noCache + usage.input.cacheRead + usage.input.cacheWrite > 0 || usage.serverTools) {
     const billed = outputUnseen ? { ...usage, output: { total: 0, reasoning: 0 } } : usage;
-    charges.push({ model: cand.model.id, usage, cost: costOf(billed, cand.price) });
+    const priced = priceUsage(billed, cand.price);
+    const before = charges.reduce((sum, c) => sum + (c.exact ?? 0n), 0n);
+    const cost = roundUpToNanos(before + priced.exact) - roundUpToNanos(before);
+    charges.push({ model: cand.model.id, usage, cost, exact: priced.exact, priced });
   }
 }
 

@@ -141,6 +141,11 @@ export interface ProviderCapabilities {
    * one it sends back upstream); `opaque` ones reach clients only sealed (shared/reasoning-envelope.ts).
    */
   signatures: { family: string; opaque: boolean };
+  /**
+   * How much more the upstream's own tokenizer may count for a prompt than the gateway's
+   * (o200k_base): 0.35 holds a prompt at 1.35 times the gateway's count. Absent: no margin.
+   */
+  tokenizerMargin?: number;
 }
 
 /** Registry key -> Provider. */

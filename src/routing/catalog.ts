@@ -1,14 +1,51 @@
 import type { ProviderConfig } from '../providers/types.js';
 
 /**
- * Prices are integers in the ledger's unit, nanodollars (1e-9 USD), per token.
- * $3 per million tokens = 3000 per token. Reasoning tokens are billed as output.
+ * Rates are integers in femtodollars (1e-15 USD, a millionth of the ledger's nanodollar) per
+ * token: $3 per million tokens = 3_000_000_000 per token, and a price sheet's $0.0375 per million
+ * is exact (37_500_000). A request's cost is summed exactly in this unit and rounded up to whole
+ * nanodollars once (ledger/price.ts).
  */
-export interface Price {
+export const RATE_UNITS_PER_NANODOLLAR = 1_000_000n;
+
+/** What each kind of token costs, per token. */
+export interface TokenRates {
   input: bigint;
   output: bigint;
   cacheRead: bigint;
+  /** A cache write that lives 5 minutes (the default lifetime). */
   cacheWrite: bigint;
+  /** A cache write that lives one hour (Anthropic: twice the input price). */
+  cacheWrite1h: bigint;
+  /** Reasoning tokens, where priced apart from output (else they are output). */
+  reasoning?: bigint;
+  /** Audio and image tokens, where priced apart from text (else they are text). */
+  inputAudio?: bigint;
+  inputImage?: bigint;
+  outputAudio?: bigint;
+  outputImage?: bigint;
+}
+
+/** Rates for prompts longer than `above` tokens: the whole request is billed at them. */
+export interface LongContextTier {
+  above: number;
+  rates: TokenRates;
+}
+
+/** A price without service tiers: what one service tier charges. */
+export interface TierPrice extends TokenRates {
+  /** Long-context tiers, ascending by `above`; the highest one the prompt is above applies. */
+  tiers?: LongContextTier[];
+  /** Fees per use of a server tool (femtodollars per use), by tool (`web_search`, ...). */
+  perUse?: Record<string, bigint>;
+}
+
+/**
+ * What a deployment bills: its rates, long-context tiers and per-use fees, and the service tiers
+ * priced apart (OpenAI `flex` and `priority`), by the name the provider's answer gives the tier.
+ */
+export interface Price extends TierPrice {
+  serviceTiers?: Record<string, TierPrice>;
 }
 
 export interface Capabilities {
@@ -41,6 +78,8 @@ export interface Deployment {
   weight: number;
   /** What a request served here is billed at: the deployment's own price, else the model's. */
   price: Price;
+  /** Where the price came from: `config`, `price table <version> (<provider>/<model>)`, `built-in local model`, `free`. */
+  priceSource?: string;
   /** The deployment's output maximum, else the model's. */
   maxOutputTokens?: number;
 }

@@ -6,7 +6,7 @@ import type { DeploymentState } from './health/types.js';
 import { affinityKey, anotherAvailable, pickDeployment, rendezvous, type HealthReads } from './pick-deployment.js';
 
 const PROVIDER = { id: 'p', type: 'openai' } as ProviderConfig;
-const PRICE = { input: 1n, output: 1n, cacheRead: 0n, cacheWrite: 0n };
+const PRICE = { input: 1n, output: 1n, cacheRead: 0n, cacheWrite: 0n, cacheWrite1h: 0n };
 
 function deployments(...weights: number[]): Deployment[] {
   return weights.map((weight, i) => ({ id: `m/${'abcdefgh'[i]}`, name: 'abcdefgh'[i], provider: PROVIDER, upstreamModel: 'u', weight, price: PRICE }));

@@ -129,15 +129,11 @@ export function onDeployment(cand: ServedModel, d: Deployment, req: Request): Ca
 
 /**
  * What the hold must cover for a candidate: one of its deployments serves it (a hop to another
- * before any output costs nothing), so the largest ceiling at the highest price of each kind.
+ * before any output costs nothing), so the largest ceiling at the highest of their prices.
  */
-export function holdCandidate(cand: Candidate, req: Request): { maxTokens: number; price: Price } {
+export function holdCandidate(cand: Candidate, req: Request): { maxTokens: number; price: Price[] } {
   const each = cand.model.deployments.map((d) => onDeployment(cand, d, req));
-  const max = (k: keyof Price) => each.reduce((m, c) => (c.price[k] > m ? c.price[k] : m), 0n);
-  return {
-    maxTokens: Math.max(...each.map((c) => c.maxTokens)),
-    price: { input: max('input'), output: max('output'), cacheRead: max('cacheRead'), cacheWrite: max('cacheWrite') },
-  };
+  return { maxTokens: Math.max(...each.map((c) => c.maxTokens)), price: each.map((c) => c.price) };
 }
 
 /**

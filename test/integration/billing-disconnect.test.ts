@@ -5,13 +5,13 @@
  * changes nothing; a revoked or unknown key never reaches the ledger.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOf, type Ledger } from '../../src/ledger/index.js';
+import { costOf, roundUpToNanos, type Ledger } from '../../src/ledger/index.js';
 import { anthropicMessages } from '../../src/protocols/anthropic-messages/index.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { REFUSAL_TRIGGER } from '../../src/providers/local/index.js';
 import { LATE_REFUSAL_PREFIX } from '../../src/providers/local/plan-output.js';
 import { countTokens } from '../../src/util/tokenizer.js';
-import { dbTargets, localCatalog, setModelPrice, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { dbTargets, localCatalog, M, setModelPrice, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { holdFor, ssePayloads, waitFor } from '../ledger/http-billing.js';
 
 /**
@@ -23,7 +23,7 @@ function billingCatalog() {
   catalog.models.get('local-opus')!.tokensPerSecond = 5;
   catalog.models.get('local-sonnet')!.tokensPerSecond = 5;
   // Unlike local-late-refusal's price, so each fallback attempt shows its own model's price.
-  setModelPrice(catalog, 'local-haiku', { input: 3000n, output: 15000n, cacheRead: 300n, cacheWrite: 3750n });
+  setModelPrice(catalog, 'local-haiku', { input: 3n * M, output: 15n * M, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6n * M });
   return catalog;
 }
 
@@ -72,7 +72,7 @@ describe.each(dbTargets)('billing of disconnects, fallbacks and keys through HTT
     const usage = await usageOf(gw.ledger, accountId, requestId);
     const price = catalog.models.get('local-opus')!.price;
     const output = countTokens(streamed);
-    const expected = BigInt(inputTokens) * price.input + BigInt(output) * price.output;
+    const expected = roundUpToNanos(BigInt(inputTokens) * price.input + BigInt(output) * price.output);
     expect(usage).toMatchObject({ status: 'cancelled', modelServed: 'local-opus', cost: expected });
     expect(usage.tokens).toMatchObject({ inputNoCache: BigInt(inputTokens), output: BigInt(output), reasoning: 0n });
     expect(expected).toBeLessThan(hold);
@@ -99,7 +99,7 @@ describe.each(dbTargets)('billing of disconnects, fallbacks and keys through HTT
     const usage = await usageOf(gw.ledger, accountId, requestId);
     const price = catalog.models.get('local-sonnet')!.price;
     expect(usage.tokens).toMatchObject({ inputNoCache: BigInt(inputTokens), output, reasoning: output });
-    expect(usage.cost).toBe(BigInt(inputTokens) * price.input + output * price.output);
+    expect(usage.cost).toBe(roundUpToNanos(BigInt(inputTokens) * price.input + output * price.output));
     expect(await gw.ledger.getAccount(accountId)).toMatchObject({ balance: 1_000_000_000n - usage.cost, held: 0n });
   });
 

@@ -91,7 +91,7 @@ describe('an invalid config stops the start', () => {
   it.each([
     ['an unknown provider', (y: string) => y.replace('provider: ant', 'provider: antropic'), /models\[1\] \(id "claude"\): provider "antropic" is not declared/],
     ['a duplicate id', (y: string) => y.replace('id: claude', 'id: gpt'), /models\[1\] \(id "gpt"\): duplicate model id/],
-    ['a bad price', (y: string) => `${y.trimEnd()}\n    price: { input: "0.0005" }\n`, /models\[1\] \(id "claude"\): price\.input/],
+    ['a bad price', (y: string) => `${y.trimEnd()}\n    price: { input: "0.0000000005" }\n`, /models\[1\] \(id "claude"\): price\.input/],
     ['models without a known price', (y: string) => y.replaceAll('    free: true\n', ''), /no price is known for these models:\n {2}model "gpt" \(upstream model "gpt-4o-mini" at http:\/\/127\.0\.0\.1:\d+\/v1\)\n {2}model "claude"/],
     ['a missing env var', (y: string) => y.replace('SWITCHYARD_IT_ANTHROPIC_KEY', 'SWITCHYARD_IT_UNSET_KEY'), /providers\.ant: environment variable SWITCHYARD_IT_UNSET_KEY/],
     ['an unknown fallback', (y: string) => `${y.trimEnd()}\n    fallbacks: [gemini]\n`, /model "claude": fallback "gemini" is not a model/],

@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageRecord } from '../../src/ledger/index.js';
+import { roundUpToNanos, type UsageRecord } from '../../src/ledger/index.js';
 import { countTokens } from '../../src/util/tokenizer.js';
 import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { recordingFetch } from '../support/stream-checks.js';
@@ -38,7 +38,7 @@ async function expectBilledForWhatWasStreamed(account: { accountId: string }, re
   expect(output).toBeGreaterThanOrEqual(got);
   expect(output).toBeLessThanOrEqual(got + SLACK);
   const price = gw.gateway.catalog.models.get('local-sonnet')!.price;
-  expect(record.cost).toBe(record.tokens.inputNoCache * price.input + record.tokens.output * price.output);
+  expect(record.cost).toBe(roundUpToNanos(record.tokens.inputNoCache * price.input + record.tokens.output * price.output));
   // The hold is gone: the balance went down by the cost and nothing stays held.
   const after = (await gw.ledger.getAccount(account.accountId))!;
   expect(after.held).toBe(0n);

@@ -34,7 +34,14 @@ async function lastBody(operationId: string): Promise<any> {
 }
 
 function expectCatalogDetails(entry: any): void {
-  expect(entry.pricing).toEqual({ input: expect.any(Number), output: expect.any(Number), cache_read: expect.any(Number), cache_write: expect.any(Number), unit: 'nanodollars per token' });
+  expect(entry.pricing).toEqual({
+    input: expect.any(Number),
+    output: expect.any(Number),
+    cache_read: expect.any(Number),
+    cache_write: expect.any(Number),
+    cache_write_1h: expect.any(Number),
+    unit: 'nanodollars per token',
+  });
   expect(entry.context_window).toBe(200_000);
   expect(entry.max_output_tokens).toBeGreaterThan(0);
   expect(entry.capabilities).toEqual({ tools: true, reasoning: expect.any(Boolean), images: true });
@@ -58,7 +65,7 @@ describe('GET /v1/models', () => {
     }
     expect(body.object).toBe('list');
     const sonnet = body.data.find((m: any) => m.id === 'local-sonnet');
-    expect(sonnet).toMatchObject({ pricing: { input: 3000, output: 15000, cache_read: 300, cache_write: 3750 }, max_output_tokens: 64_000, fast_variant: 'local-sonnet-fast' });
+    expect(sonnet).toMatchObject({ pricing: { input: 3000, output: 15000, cache_read: 300, cache_write: 3750, cache_write_1h: 6000 }, max_output_tokens: 64_000, fast_variant: 'local-sonnet-fast' });
     expect(body.data.find((m: any) => m.id === 'local-haiku').fast_variant).toBeNull();
   });
 

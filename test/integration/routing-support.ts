@@ -4,7 +4,7 @@
  * are checked by test/support/stream-checks.ts).
  */
 import { expect } from 'vitest';
-import type { JournalEntry } from '../../src/ledger/index.js';
+import { roundUpToNanos, type JournalEntry } from '../../src/ledger/index.js';
 import type { Price } from '../../src/routing/catalog.js';
 import { bodyErrors, parseSseText, schemaErrors } from '../support/stream-checks.js';
 import type { TestGateway } from '../support/gateway.js';
@@ -65,7 +65,7 @@ export async function capturesOf(gw: TestGateway, requestId: string, expected: n
 /** A capture line's cost recomputed from its tokens at `price`. */
 export function priced(e: JournalEntry, price: Price): bigint {
   const t = e.tokens!;
-  return t.inputNoCache * price.input + t.inputCacheRead * price.cacheRead + t.inputCacheWrite * price.cacheWrite + t.output * price.output;
+  return roundUpToNanos(t.inputNoCache * price.input + t.inputCacheRead * price.cacheRead + t.inputCacheWrite * price.cacheWrite + t.output * price.output);
 }
 
 export const userTurn = (text: string) => [{ role: 'user' as const, content: text }];

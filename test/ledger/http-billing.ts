@@ -5,17 +5,20 @@
 import type { OpenAPIBackend } from 'openapi-backend';
 import { loadApi } from '../../spec/load-api.js';
 import { requestHold } from '../../src/ledger/index.js';
+import { providers } from '../../src/providers/registry.js';
 import type { ProtocolAdapter } from '../../src/protocols/types.js';
 import { planRoute } from '../../src/routing/index.js';
 import type { Catalog } from '../../src/routing/catalog.js';
 import { countRequestTokens } from '../../src/util/tokenizer.js';
-import { localCatalog, setModelPrice } from '../support/gateway.js';
+import { localCatalog, M, setModelPrice } from '../support/gateway.js';
 
 /** The hold the gateway places for this body on this protocol, and its input token count. */
 export function holdFor(catalog: Catalog, protocol: ProtocolAdapter<any>, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const req = protocol.decodeRequest(body, headers);
   const inputTokens = countRequestTokens(req);
-  return { hold: requestHold(inputTokens, planRoute(catalog, req)), inputTokens };
+  // As the pipeline holds: each candidate's prompt with its provider's tokenizer margin, and what the request asks for beyond tokens.
+  const candidates = planRoute(catalog, req).map((c) => ({ ...c, inputMargin: providers[c.target.provider.type]?.capabilities.tokenizerMargin }));
+  return { hold: requestHold(inputTokens, candidates, req.billing), inputTokens };
 }
 
 let api: Promise<OpenAPIBackend> | undefined;
@@ -74,6 +77,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
  */
 export function exactCostCatalog(model: string): Catalog {
   const catalog = localCatalog(0);
-  setModelPrice(catalog, model, { input: 1000n, output: 5000n, cacheRead: 100n, cacheWrite: 1000n });
+  // $1 and $5 per million; every cache write at the input price, so the worst case is input x prompt.
+  setModelPrice(catalog, model, { input: M, output: 5n * M, cacheRead: M / 10n, cacheWrite: M, cacheWrite1h: M });
   return catalog;
 }

@@ -46,6 +46,9 @@ export function localCatalog(rate: number) {
   return catalog;
 }
 
+/** $1 per million tokens in the price model's unit (femtodollars per token). */
+export const M = 1_000_000_000n;
+
 /** Sets a catalog model's price: its list price and every deployment's, which billing uses. */
 export function setModelPrice(catalog: Catalog, modelId: string, price: Price): void {
   const model = catalog.models.get(modelId)!;

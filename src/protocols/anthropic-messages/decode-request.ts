@@ -8,6 +8,7 @@ import { checkTools, clientIndex } from '../shared/check-tools.js';
 import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js';
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 import { thinkingBlockFacts } from '../shared/reasoning-envelope.js';
+import { billingHints } from './billing-hints.js';
 
 const P = MESSAGES_EXT;
 /** Messages' output ceiling when the client omits `max_tokens` (interface spec, Limits). */
@@ -64,6 +65,7 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
     ext: Object.keys(ext).length ? { [P]: ext } : {},
     passHeaders: passHeaders(headers),
     ...opt('attribution', attributionOf(headers, [isRecord(body.metadata) ? body.metadata.user_id : undefined], [])),
+    ...opt('billing', billingHints(body)),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Published } from '../shared/published.js';
 import type { AssistantPart } from '../../ir/content.js';
+import { costField } from '../shared/cost-field.js';
 import type { Finish, FinishReason } from '../../ir/finish.js';
 import type { Response } from '../../ir/response.js';
 import type { Usage } from '../../ir/usage.js';
@@ -36,13 +37,19 @@ export function stopFields(f: Finish) {
  * Anthropic's beta API has a `usage.iterations` of its own (an array), and the SDK's tool runner
  * fails on a number there, so an answer without a fallback leaves the field out.
  */
-export function messagesUsage(u: Usage, iterations: number) {
+export function messagesUsage(u: Usage, iterations: number, cost?: bigint) {
   return {
     input_tokens: u.input.noCache,
     cache_creation_input_tokens: u.input.cacheWrite,
     cache_read_input_tokens: u.input.cacheRead,
+    // The writes by lifetime and the server tools' uses, as Anthropic reports them, when the upstream did.
+    ...(u.input.cacheWrite1h !== undefined
+      ? { cache_creation: { ephemeral_5m_input_tokens: u.input.cacheWrite - u.input.cacheWrite1h, ephemeral_1h_input_tokens: u.input.cacheWrite1h } }
+      : {}),
     output_tokens: u.output.total,
+    ...(u.serverTools ? { server_tool_use: Object.fromEntries(Object.entries(u.serverTools).map(([tool, n]) => [`${tool}_requests`, n])) } : {}),
     ...(iterations > 1 ? { iterations } : {}),
+    ...costField(cost),
   };
 }
 
@@ -80,6 +87,6 @@ export function encodeMessagesResponse(res: Response, meta: EncodeMeta): Publish
     model: res.model,
     content: res.content.map(contentBlock),
     ...stopFields(res.finish),
-    usage: messagesUsage(res.usage, Math.max(1, res.attempts.length)),
+    usage: messagesUsage(res.usage, Math.max(1, res.attempts.length), res.cost),
   };
 }

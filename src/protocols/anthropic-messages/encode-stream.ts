@@ -138,7 +138,7 @@ export const messagesStream: StreamTranslator<MessagesStreamState, StreamEvent, 
           frame({
             type: 'message_delta',
             delta: stopFields(ev.finish),
-            usage: messagesUsage(ev.usage, s.attempts),
+            usage: messagesUsage(ev.usage, s.attempts, ev.cost),
             ...(s.warnings.length ? { switchyard: { warnings: s.warnings } } : {}),
           }),
         );

@@ -5,6 +5,7 @@ import type { Response } from '../../ir/response.js';
 import { inputTotal, type Usage } from '../../ir/usage.js';
 import type { EncodeMeta } from '../types.js';
 import { chatCompletionId } from '../shared/ids.js';
+import { costField } from '../shared/cost-field.js';
 import { thinkingBlockValue } from '../shared/reasoning-envelope.js';
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -22,7 +23,8 @@ const FINISH: Record<FinishReason, ChatFinishReason> = {
 
 export const chatFinishReason = (r: FinishReason): ChatFinishReason => FINISH[r] ?? 'stop';
 
-export function chatUsage(u: Usage) {
+/** Chat usage, with the request's cost in USD (`cost`, OpenRouter's field) once priced. */
+export function chatUsage(u: Usage, cost?: bigint) {
   const prompt = inputTotal(u);
   return {
     prompt_tokens: prompt,
@@ -30,6 +32,7 @@ export function chatUsage(u: Usage) {
     total_tokens: prompt + u.output.total,
     prompt_tokens_details: { cached_tokens: u.input.cacheRead },
     completion_tokens_details: { reasoning_tokens: u.output.reasoning },
+    ...costField(cost),
   };
 }
 
@@ -79,7 +82,7 @@ export function encodeChatResponse(res: Response, meta: EncodeMeta): Published<'
     created: meta.created,
     model: res.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: chatFinishReason(res.finish.unified) }],
-    usage: chatUsage(res.usage),
+    usage: chatUsage(res.usage, res.cost),
     switchyard: { attempts: res.attempts, served_variant: res.servedVariant ?? 'standard' },
   };
 }

@@ -136,7 +136,7 @@ export const chatStream: StreamTranslator<ChatStreamState, StreamEvent, SseFrame
         const explanation = refusalExplanation(ev.finish);
         if (explanation) emit({ refusal: explanation });
         emit({}, {}, chatFinishReason(ev.finish.unified));
-        if (s.includeUsage) out.push(frame({ ...head(s), choices: [], usage: chatUsage(ev.usage) }));
+        if (s.includeUsage) out.push(frame({ ...head(s), choices: [], usage: chatUsage(ev.usage, ev.cost) }));
         out.push(DONE);
         s.done = true;
         break;

@@ -1,4 +1,5 @@
 import { inputTotal, type Attempt, type Finish, type Request, type Usage } from '../../ir/index.js';
+import { costField } from '../shared/cost-field.js';
 import { encryptedContentOf, type ReasoningFacts } from '../shared/reasoning-envelope.js';
 import type { EncodeMeta } from '../types.js';
 import { EXT } from './decode-input.js';
@@ -13,7 +14,7 @@ const idBase = (meta: EncodeMeta) => idBaseOf(meta.requestId);
 /** The alphanumerics of a request id: the base of its response's and items' ids. */
 export const idBaseOf = (requestId: string) => requestId.replace(/[^A-Za-z0-9]/g, '');
 
-export function encodeUsage(u: Usage): Json {
+export function encodeUsage(u: Usage, cost?: bigint): Json {
   const input = inputTotal(u);
   return {
     input_tokens: input,
@@ -21,6 +22,7 @@ export function encodeUsage(u: Usage): Json {
     output_tokens: u.output.total,
     output_tokens_details: { reasoning_tokens: u.output.reasoning },
     total_tokens: input + u.output.total,
+    ...costField(cost),
   };
 }
 
@@ -42,6 +44,8 @@ export interface ShellInput {
   model: string;
   output: Json[];
   usage: Usage | null;
+  /** The request's cost (nanodollars), with the usage. */
+  cost?: bigint;
   incomplete: Json | null;
   error: { code: string; message: string } | null;
   /** Present on final responses only. */
@@ -77,7 +81,7 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     truncation: 'disabled',
     // The live API sends `usage: null` / `user: null`; the official schema has neither nullable,
     // so they are left out until known (SDK types mark both optional).
-    ...(s.usage ? { usage: encodeUsage(s.usage) } : {}),
+    ...(s.usage ? { usage: encodeUsage(s.usage, s.cost) } : {}),
     ...(typeof ext.user === 'string' ? { user: ext.user } : {}),
     metadata: ext.metadata ?? {},
     ...(s.switchyard

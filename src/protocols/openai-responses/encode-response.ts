@@ -67,6 +67,7 @@ export function encodeResponse(res: Response, meta: EncodeMeta): Json {
     model: res.model,
     output: encodeOutput(res.content, meta, res.finish),
     usage: res.usage,
+    cost: res.cost,
     incomplete,
     error: null,
     switchyard: { attempts: res.attempts, ...(res.servedVariant ? { servedVariant: res.servedVariant } : {}) },

@@ -123,7 +123,7 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
       s.warnings.push(ev.message);
       return;
     case 'finish':
-      return finish(s, ev.finish, ev.usage, emit, ev.attempts);
+      return finish(s, ev.finish, ev.usage, emit, ev.attempts, ev.cost);
     case 'error':
       return fail(s, ev.error, emit);
   }
@@ -198,7 +198,7 @@ function closeAll(s: ResponsesStreamState, emit: Emit): void {
   for (const [id, b] of [...s.open.entries()].sort((x, y) => x[1].index - y[1].index)) closeBlock(s, id, b, 'incomplete', emit);
 }
 
-function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, attempts?: Attempt[]): void {
+function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, attempts?: Attempt[], cost?: bigint): void {
   closeAll(s, emit);
   const refusal = refusalExplanation(f);
   if (refusal) emitRefusal(s, refusal, emit);
@@ -206,7 +206,7 @@ function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, at
   if (attempts) s.attempts = [...attempts];
   else s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
   const { status, incomplete } = statusOf(f);
-  const response = shell(s, { status, usage, incomplete, error: null }, true);
+  const response = shell(s, { status, usage, cost, incomplete, error: null }, true);
   emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   s.done = true;
 }

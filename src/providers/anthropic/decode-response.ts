@@ -28,14 +28,34 @@ export function reasoningOrigin(model: string | undefined): ReasoningOrigin {
   return model ? { provider: THINKING_FAMILY, model } : { provider: THINKING_FAMILY };
 }
 
-/** Merge the usage fields present in `u` into `into` (message_delta repeats only some). */
+/**
+ * Merge the usage fields present in `u` into `into` (message_delta repeats only some): tokens,
+ * the cache writes by lifetime (`cache_creation.ephemeral_1h_input_tokens`), server-tool uses
+ * (`server_tool_use.web_search_requests`, billed per use) and the `service_tier` that served.
+ */
 export function mergeUsage(into: Usage, u: unknown): Usage {
   if (!isObject(u)) return into;
-  const next: Usage = { input: { ...into.input }, output: { ...into.output } };
+  const next: Usage = { ...into, input: { ...into.input }, output: { ...into.output } };
   if (typeof u.input_tokens === 'number') next.input.noCache = u.input_tokens;
   if (typeof u.cache_read_input_tokens === 'number') next.input.cacheRead = u.cache_read_input_tokens;
   if (typeof u.cache_creation_input_tokens === 'number') next.input.cacheWrite = u.cache_creation_input_tokens;
+  if (isObject(u.cache_creation) && typeof u.cache_creation.ephemeral_1h_input_tokens === 'number') {
+    next.input.cacheWrite1h = u.cache_creation.ephemeral_1h_input_tokens;
+    // Some answers give only the split: the total is its sum.
+    if (typeof u.cache_creation_input_tokens !== 'number' && typeof u.cache_creation.ephemeral_5m_input_tokens === 'number') {
+      next.input.cacheWrite = u.cache_creation.ephemeral_5m_input_tokens + u.cache_creation.ephemeral_1h_input_tokens;
+    }
+  }
   if (typeof u.output_tokens === 'number') next.output.total = u.output_tokens;
+  if (isObject(u.server_tool_use)) {
+    const tools: Record<string, number> = { ...next.serverTools };
+    for (const [key, n] of Object.entries(u.server_tool_use)) {
+      const m = /^(.+)_requests$/.exec(key);
+      if (m && typeof n === 'number' && n > 0) tools[m[1]] = n;
+    }
+    if (Object.keys(tools).length) next.serverTools = tools;
+  }
+  if (typeof u.service_tier === 'string') next.serviceTier = u.service_tier;
   return next;
 }
 

@@ -20,6 +20,8 @@ export const anthropicProvider = {
     nativeProtocol: MESSAGES_EXT,
     serverTools: true,
     signatures: { family: THINKING_FAMILY, opaque: false },
+    // Claude's tokenizers count up to about a third more than o200k_base on code and non-English text.
+    tokenizerMargin: 0.35,
   },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);

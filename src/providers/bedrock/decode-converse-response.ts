@@ -6,7 +6,7 @@ import { converseOrigin, decodeConverseUsage, decodeStopReason, redactedData } f
 export function decodeConverseResponse(body: unknown, model: string): StreamEvent[] {
   const message = isObject(body) && isObject(body.output) && isObject(body.output.message) ? body.output.message : undefined;
   if (!isObject(body) || !message) throw new GatewayError('bad_gateway', 'upstream sent an unusable Converse body');
-  const usage = decodeConverseUsage(body.usage);
+  const usage = decodeConverseUsage(body.usage, body.serviceTier);
   const out: StreamEvent[] = [{ type: 'start', id: '', model, usage: { input: usage.input, output: { total: 0, reasoning: 0 } } }];
   const content = Array.isArray(message.content) ? message.content : [];
   content.forEach((block, i) => {

@@ -60,7 +60,7 @@ export const decodeConverseStream: StreamTranslator<ConverseStreamState, SseEven
         s.finish = decodeStopReason(str(ev.stopReason));
         break;
       case 'metadata':
-        s.usage = decodeConverseUsage(ev.usage);
+        s.usage = decodeConverseUsage(ev.usage, ev.serviceTier);
         break;
       // messageStart says only the role; unknown events are ignored.
     }

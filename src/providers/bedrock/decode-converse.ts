@@ -25,14 +25,21 @@ export function decodeStopReason(raw: string): Finish {
 
 /**
  * Converse `usage` -> IR usage: `inputTokens` is the uncached remainder, beside
- * `cacheReadInputTokens` / `cacheWriteInputTokens` (older answers spell them `...Count`).
+ * `cacheReadInputTokens` / `cacheWriteInputTokens` (older answers spell them `...Count`), with the
+ * writes by lifetime in `cacheDetails` (`[{ttl: "1h" | "5m", inputTokens}]`). `serviceTier` is
+ * the answer's (or the stream's metadata event's) `{type}`: the tier that served.
  */
-export function decodeConverseUsage(u: unknown): Usage {
+export function decodeConverseUsage(u: unknown, serviceTier?: unknown): Usage {
   const usage = emptyUsage();
+  if (isObject(serviceTier) && typeof serviceTier.type === 'string') usage.serviceTier = serviceTier.type;
   if (!isObject(u)) return usage;
   usage.input.noCache = num(u.inputTokens);
   usage.input.cacheRead = num(u.cacheReadInputTokens ?? u.cacheReadInputTokenCount);
   usage.input.cacheWrite = num(u.cacheWriteInputTokens ?? u.cacheWriteInputTokenCount);
+  if (Array.isArray(u.cacheDetails)) {
+    const oneHour = u.cacheDetails.filter((d) => isObject(d) && d.ttl === '1h').reduce((sum: number, d) => sum + num((d as Json).inputTokens), 0);
+    if (oneHour > 0) usage.input.cacheWrite1h = Math.min(oneHour, usage.input.cacheWrite);
+  }
   usage.output.total = num(u.outputTokens);
   return usage;
 }

@@ -33,6 +33,8 @@ export const bedrockProvider = {
     serverTools: false,
     // Claude's thinking signatures are valid across Anthropic, Bedrock and Vertex: one family.
     signatures: { family: THINKING_FAMILY, opaque: false },
+    // Claude (and the other models Converse serves) count with their own tokenizers.
+    tokenizerMargin: 0.35,
   },
   stream(call: ProviderCall) {
     const provider = call.target.provider;

@@ -49,7 +49,9 @@ export function blockedPrompt(feedback: Json): Finish {
 /**
  * `usageMetadata` (a cumulative snapshot in every chunk) -> IR usage. `promptTokenCount` includes
  * the cached tokens; tool-use prompt tokens are input too; `candidatesTokenCount` excludes the
- * thinking tokens, which are output.
+ * thinking tokens, which are output. The audio and image tokens among the uncached prompt
+ * (`promptTokensDetails` less `cacheTokensDetails`, by modality) and among the answer
+ * (`candidatesTokensDetails`) are counted apart, for prices that differ by modality.
  */
 export function decodeUsage(u: Json): Usage {
   const cached = num(u.cachedContentTokenCount);
@@ -59,7 +61,22 @@ export function decodeUsage(u: Json): Usage {
   usage.input.cacheRead = cached;
   usage.output.total = num(u.candidatesTokenCount) + thoughts;
   usage.output.reasoning = thoughts;
+  const uncached = (modality: string) => Math.max(0, byModality(u.promptTokensDetails, modality) - byModality(u.cacheTokensDetails, modality));
+  const audioIn = Math.min(uncached('AUDIO'), usage.input.noCache);
+  const imageIn = Math.min(uncached('IMAGE'), usage.input.noCache - audioIn);
+  if (audioIn) usage.input.audio = audioIn;
+  if (imageIn) usage.input.image = imageIn;
+  const audioOut = byModality(u.candidatesTokensDetails, 'AUDIO');
+  const imageOut = byModality(u.candidatesTokensDetails, 'IMAGE');
+  if (audioOut) usage.output.audio = audioOut;
+  if (imageOut) usage.output.image = imageOut;
   return usage;
+}
+
+/** The tokens of one modality in a `[{modality, tokenCount}]` list. */
+function byModality(details: unknown, modality: string): number {
+  if (!Array.isArray(details)) return 0;
+  return details.reduce((sum: number, d) => sum + (isObject(d) && d.modality === modality ? num(d.tokenCount) : 0), 0);
 }
 
 /** Gemini's thought signatures are bound to Gemini (and the model): they go back only there. */

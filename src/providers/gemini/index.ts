@@ -20,6 +20,8 @@ export const geminiProvider = {
     // Thought signatures go back to Gemini only: clients get them sealed in an envelope naming
     // the family (thinking blocks, encrypted_content), never as an Anthropic signature.
     signatures: { family: GEMINI_FAMILY, opaque: true },
+    // Gemini's SentencePiece vocabulary counts up to about a quarter more than o200k_base.
+    tokenizerMargin: 0.25,
   },
   stream(call: ProviderCall) {
     // Gemini's function calls have no ids: each call's is minted from the request id, so ids are

@@ -20,9 +20,18 @@ export function decodeFinish(response: Json, sawToolCall: boolean, refused: bool
   return { unified: 'stop', raw: status || 'completed' };
 }
 
-/** Responses usage: `input_tokens` includes `cached_tokens`; `output_tokens` includes reasoning. */
-export function decodeUsage(u: unknown): Usage {
+/**
+ * Responses usage: `input_tokens` includes `cached_tokens`; `output_tokens` includes reasoning.
+ * From the response around it: the `service_tier` that served, and the hosted web searches it
+ * ran (its `web_search_call` output items), billed per call.
+ */
+export function decodeUsage(u: unknown, response?: unknown): Usage {
   const usage = emptyUsage();
+  if (isObject(response)) {
+    if (typeof response.service_tier === 'string' && response.service_tier) usage.serviceTier = response.service_tier;
+    const searches = (Array.isArray(response.output) ? response.output : []).filter((i) => isObject(i) && i.type === 'web_search_call').length;
+    if (searches) usage.serverTools = { web_search: searches };
+  }
   if (!isObject(u)) return usage;
   const details = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
   const cached = num(details.cached_tokens);
@@ -64,7 +73,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
       out.push({ type: 'tool-end', id });
     }
   }
-  out.push({ type: 'finish', finish: decodeFinish(body, sawToolCall, refused), usage: decodeUsage(body.usage) });
+  out.push({ type: 'finish', finish: decodeFinish(body, sawToolCall, refused), usage: decodeUsage(body.usage, body) });
   return out;
 }
 

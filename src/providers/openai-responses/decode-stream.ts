@@ -145,7 +145,7 @@ function closeItem(s: ResponsesStreamState, index: number, item: Json, out: Stre
 function finish(s: ResponsesStreamState, response: Json, out: StreamEvent[]): void {
   for (const key of Object.keys(s.items)) closeItem(s, Number(key), {}, out);
   s.done = true;
-  out.push({ type: 'finish', finish: decodeFinish(response, s.sawToolCall, s.refused), usage: decodeUsage(response.usage) });
+  out.push({ type: 'finish', finish: decodeFinish(response, s.sawToolCall, s.refused), usage: decodeUsage(response.usage, response) });
 }
 
 

@@ -18,6 +18,8 @@ export const openaiResponsesProvider = {
     nativeProtocol: RESPONSES_EXT,
     serverTools: true,
     signatures: { family: RESPONSES_FAMILY, opaque: true },
+    // OpenAI's own models: o200k_base, plus the message framing it adds.
+    tokenizerMargin: 0.1,
   },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);

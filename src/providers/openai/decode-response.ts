@@ -33,10 +33,14 @@ export function reasoningOrigin(model: string | undefined): ReasoningOrigin {
 
 /**
  * Chat usage -> IR usage. `prompt_tokens` includes cached tokens (OpenAI `cached_tokens`,
- * DeepSeek `prompt_cache_hit_tokens`); the IR keeps the uncached share apart.
+ * DeepSeek `prompt_cache_hit_tokens`); the IR keeps the uncached share apart, and the audio and
+ * image tokens among it and among the completion (`audio_tokens`, `image_tokens`), priced apart
+ * where a price says so. `serviceTier` is the completion's (or chunk's) `service_tier`: the tier
+ * that served, which may differ from the one asked for.
  */
-export function decodeUsage(u: unknown): Usage {
+export function decodeUsage(u: unknown, serviceTier?: unknown): Usage {
   const usage = emptyUsage();
+  if (typeof serviceTier === 'string' && serviceTier) usage.serviceTier = serviceTier;
   if (!isObject(u)) return usage;
   const prompt = num(u.prompt_tokens);
   const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
@@ -46,6 +50,13 @@ export function decodeUsage(u: unknown): Usage {
   usage.output.total = num(u.completion_tokens);
   const out = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
   usage.output.reasoning = num(out.reasoning_tokens);
+  // Cached audio is a cache read like any other: the modality counts are shares of the uncached input.
+  const audioIn = Math.min(num(details.audio_tokens), usage.input.noCache);
+  const imageIn = Math.min(num(details.image_tokens), usage.input.noCache - audioIn);
+  if (audioIn) usage.input.audio = audioIn;
+  if (imageIn) usage.input.image = imageIn;
+  if (num(out.audio_tokens)) usage.output.audio = num(out.audio_tokens);
+  if (num(out.image_tokens)) usage.output.image = num(out.image_tokens);
   return usage;
 }
 
@@ -80,6 +91,6 @@ export function decodeResponse(body: unknown): StreamEvent[] {
     out.push({ type: 'tool-end', id });
   }
   const raw = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
-  out.push({ type: 'finish', finish: decodeFinish(raw, refusal), usage: decodeUsage(body.usage) });
+  out.push({ type: 'finish', finish: decodeFinish(raw, refusal), usage: decodeUsage(body.usage, body.service_tier) });
   return out;
 }

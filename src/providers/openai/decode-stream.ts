@@ -54,7 +54,7 @@ export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, Strea
     const choice = choices.find((c): c is Json => isObject(c) && (c.index ?? 0) === 0);
     // Azure opens with an id-less, choice-less prompt-filter chunk: wait for a real one.
     if (!s.started && (choice || str(chunk.id) || str(chunk.model))) startStream(s, chunk, out);
-    if (isObject(chunk.usage)) s.usage = decodeUsage(chunk.usage);
+    if (isObject(chunk.usage)) s.usage = decodeUsage(chunk.usage, chunk.service_tier);
     if (choice) stepChoice(s, choice, out);
     return [s, out];
   },

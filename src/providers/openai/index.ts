@@ -19,6 +19,8 @@ export const openaiProvider = {
     serverTools: false,
     // reasoning_content (DeepSeek) carries no signature; it goes back only to this kind.
     signatures: { family: OPENAI_KIND, opaque: false },
+    // OpenAI-compatible servers run other vocabularies too (DeepSeek, Qwen, Llama), and older OpenAI models cl100k.
+    tokenizerMargin: 0.25,
   },
   stream(call: ProviderCall) {
     const { body, headers } = encodeRequest(call.request, call.target);

@@ -1,0 +1,168 @@
+/**
+ * Every request billed as the provider bills it, through the real gateway and the official SDKs,
+ * streamed and collected, with usage each provider scripts as it reports it: Anthropic's cache
+ * writes by lifetime (5 minutes at 1.25x input, 1 hour at 2x) and web searches, Claude on Bedrock
+ * Converse (`cacheDetails`), OpenAI's cached tokens and the `flex` tier that served, a Responses
+ * answer's hosted web search at the `priority` tier, and a Gemini prompt above the long-context
+ * threshold (the whole request at the higher tier). The client reads the cost as `usage.cost`
+ * (and `x-switchyard-cost` on a whole answer); the journal's priced cost is the same figure.
+ */
+import type OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/config/load-config.js';
+import { bedrockCatalogDocument, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
+import { FAKE_KEY_ENV } from '../support/fake-catalog.js';
+import { useSdkGateway, type SdkGateway } from '../support/sdk-gateway.js';
+
+const sdk: SdkGateway = useSdkGateway(
+  (fake) => {
+    const doc = bedrockCatalogDocument(fake);
+    const provider = (type: string, base_url: string) => ({ type, base_url, api_key_env: FAKE_KEY_ENV, max_retries: 0 });
+    doc.providers['up-gemini'] = provider('gemini', `${fake.url}/v1beta`);
+    doc.providers['up-responses'] = provider('openai-responses', `${fake.url}/v1`);
+    const model = (id: string, providerId: string, upstream: string, price: object) => ({
+      id,
+      provider: providerId,
+      upstream_model: upstream,
+      price,
+      context_window: 1_000_000,
+      max_output_tokens: 64_000,
+      capabilities: { tools: true, reasoning: true, images: true },
+    });
+    doc.models.push(
+      // Only input and output: Claude's cache rates follow from Anthropic's documented multipliers.
+      model('claude', 'up-anthropic', 'claude-sonnet-4-5', { input: '3', output: '15', server_tools: { web_search: '10' } }),
+      model('bd-claude', 'up-bedrock-converse', 'anthropic.claude-sonnet-4-5-20250929-v1:0', { input: '3', output: '15' }),
+      model('gpt', 'up-openai', 'gpt-5', { input: '1.25', output: '10', cache_read: '0.125', service_tiers: { flex: { multiplier: '0.5' } } }),
+      model('resp', 'up-responses', 'gpt-5', {
+        input: '1.25',
+        output: '10',
+        cache_read: '0.125',
+        server_tools: { web_search: '10' },
+        service_tiers: { priority: { input: '2.5', output: '20', cache_read: '0.25' } },
+      }),
+      model('pro', 'up-gemini', 'gemini-2.5-pro', {
+        input: '1.25',
+        output: '10',
+        cache_read: '0.125',
+        long_context: [{ above: 200_000, input: '2.5', output: '15', cache_read: '0.25' }],
+      }),
+    );
+    return { catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'prices catalog') };
+  },
+  { fake: { awsCredentials: TEST_AWS_CREDENTIALS }, setup: useTestAwsCredentials },
+);
+
+/**
+ * The price sheets' arithmetic, in nanodollars (a rate in USD per million tokens is that many
+ * thousand nanodollars per token).
+ */
+const EXPECTED = {
+  // 1,000 input x $3 + 20,000 cache reads x $0.30 + 3,000 5-minute writes x $3.75 + 4,000 1-hour
+  // writes x $6 + 500 output x $15, per million; 2 web searches x $10 per thousand.
+  claude: 1_000n * 3_000n + 20_000n * 300n + 3_000n * 3_750n + 4_000n * 6_000n + 500n * 15_000n + 2n * 10_000_000n,
+  // 500 input x $3 + 10,000 cache reads x $0.30 + 4,000 5-minute writes x $3.75 + 2,000 1-hour writes x $6 + 300 output x $15.
+  bd: 500n * 3_000n + 10_000n * 300n + 4_000n * 3_750n + 2_000n * 6_000n + 300n * 15_000n,
+  // At flex, half of: 2,000 uncached x $1.25 + 8,000 cached x $0.125 + 2,000 output (reasoning included) x $10.
+  gpt: 2_000n * 625n + 8_000n * 62_500n / 1_000n + 2_000n * 5_000n,
+  // At priority: 2,000 uncached x $2.50 + 1,000 cached x $0.25 + 400 output x $20; one web search x $10 per thousand.
+  resp: 2_000n * 2_500n + 1_000n * 250n + 400n * 20_000n + 10_000_000n,
+  // 250,000 prompt tokens are above 200,000: all at the long-context tier. 200,000 uncached x $2.50
+  // + 50,000 cached x $0.25 + 4,000 output (3,000 of them thinking) x $15.
+  pro: 200_000n * 2_500n + 50_000n * 250n + 4_000n * 15_000n,
+};
+
+const usd = (nanos: bigint) => Number(nanos) / 1e9;
+
+/** The journal's priced cost of a request (its capture lines' `cost`), once settled. */
+async function journalCost(requestId: string): Promise<bigint> {
+  for (let i = 0; i < 100; i++) {
+    const lines = (await sdk.gw.ledger.ledgerEntries(sdk.gw.accountId, 500)).filter((e) => e.requestId === requestId && e.kind === 'capture');
+    if (lines.length) return lines.reduce((sum, l) => sum + (l.cost ?? 0n), 0n);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`request ${requestId} was not settled`);
+}
+
+async function chatCost(model: string, script: string, stream: boolean): Promise<{ cost: number | undefined; header: string | null; requestId: string }> {
+  sdk.fake.script(script);
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Hello' }];
+  if (stream) {
+    const { data, response } = await sdk.openai.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } }).withResponse();
+    let cost: number | undefined;
+    for await (const chunk of data) if (chunk.usage) cost = (chunk.usage as { cost?: number }).cost;
+    return { cost, header: response.headers.get('x-switchyard-cost'), requestId: response.headers.get('x-request-id')! };
+  }
+  const { data, response } = await sdk.openai.chat.completions.create({ model, messages }).withResponse();
+  return { cost: (data.usage as { cost?: number }).cost, header: response.headers.get('x-switchyard-cost'), requestId: response.headers.get('x-request-id')! };
+}
+
+describe('billed as the provider bills it, streamed and collected', () => {
+  for (const stream of [true, false]) {
+    const how = stream ? 'streamed' : 'collected';
+
+    it(`Anthropic: 5-minute and 1-hour cache writes at their own rates, cache reads, web searches per use (${how}, messages SDK)`, async () => {
+      sdk.fake.script(stream ? 'script:anthropic-messages/stream-cache-lifetimes' : 'script:anthropic-messages/response-cache-lifetimes');
+      const params = { model: 'claude', max_tokens: 10_000, messages: [{ role: 'user' as const, content: 'Hello' }] };
+      let usage: Record<string, unknown>;
+      let response: globalThis.Response;
+      if (stream) {
+        const r = await sdk.anthropic.messages.create({ ...params, stream: true }).withResponse();
+        response = r.response;
+        usage = {};
+        for await (const ev of r.data) if (ev.type === 'message_delta') usage = ev.usage as unknown as Record<string, unknown>;
+        expect(response.headers.get('x-switchyard-cost')).toBeNull();
+      } else {
+        const r = await sdk.anthropic.messages.create(params).withResponse();
+        response = r.response;
+        usage = r.data.usage as unknown as Record<string, unknown>;
+        expect(response.headers.get('x-switchyard-cost')).toBe('0.07175');
+      }
+      expect(usage).toMatchObject({
+        cache_creation_input_tokens: 7_000,
+        cache_creation: { ephemeral_5m_input_tokens: 3_000, ephemeral_1h_input_tokens: 4_000 },
+        server_tool_use: { web_search_requests: 2 },
+        cost: usd(EXPECTED.claude),
+      });
+      expect(await journalCost(response.headers.get('x-request-id')!)).toBe(EXPECTED.claude);
+    });
+
+    it(`Claude on Bedrock Converse: cacheDetails split by lifetime at Anthropic's multipliers (${how})`, async () => {
+      const r = await chatCost('bd-claude', 'script:bedrock/converse-stream-cache-lifetimes', stream);
+      expect(r.cost).toBe(usd(EXPECTED.bd));
+      expect(await journalCost(r.requestId)).toBe(EXPECTED.bd);
+    });
+
+    it(`OpenAI: cached tokens, billed at the flex tier the answer names (${how})`, async () => {
+      const r = await chatCost('gpt', 'script:openai-chat/stream-flex-cached', stream);
+      expect(r.cost).toBe(usd(EXPECTED.gpt));
+      expect(r.header).toBe(stream ? null : '0.01175');
+      expect(await journalCost(r.requestId)).toBe(EXPECTED.gpt);
+    });
+
+    it(`Gemini: a prompt above 200k tokens bills the whole request, thinking included, at the long-context tier (${how})`, async () => {
+      const r = await chatCost('pro', 'script:google-gemini/stream-long-context', stream);
+      expect(r.cost).toBe(usd(EXPECTED.pro));
+      expect(await journalCost(r.requestId)).toBe(EXPECTED.pro);
+    });
+
+    it(`Responses: a hosted web search per call, at the priority tier that served (${how}, Responses SDK)`, async () => {
+      sdk.fake.script('script:openai-responses/response-web-search-priority');
+      const params = { model: 'resp', input: 'Find switchyard', tools: [{ type: 'web_search' as const }] };
+      let cost: number | undefined;
+      let requestId: string;
+      if (stream) {
+        const { data, response } = await sdk.openai.responses.create({ ...params, stream: true }).withResponse();
+        for await (const ev of data) if (ev.type === 'response.completed') cost = (ev.response.usage as { cost?: number } | undefined)?.cost;
+        requestId = response.headers.get('x-request-id')!;
+      } else {
+        const { data, response } = await sdk.openai.responses.create(params).withResponse();
+        cost = (data.usage as { cost?: number } | undefined)?.cost;
+        expect(response.headers.get('x-switchyard-cost')).toBe('0.02325');
+        requestId = response.headers.get('x-request-id')!;
+      }
+      expect(cost).toBe(usd(EXPECTED.resp));
+      expect(await journalCost(requestId)).toBe(EXPECTED.resp);
+    });
+  }
+});
