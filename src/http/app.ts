@@ -186,7 +186,9 @@ export function createApp(opts: AppOptions): Koa<State> {
   const budget = new ByteBudget(opts.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES);
   /** Reads and parses the body within the budget; called only once the caller is authenticated. */
   const readBody = async (ctx: Koa.ParameterizedContext<State>) => {
-    const release = await budget.reserve(ctx.request.length ?? opts.bodyLimitBytes, opts.bodyBudgetWaitMs ?? BODY_BUDGET_WAIT_MS);
+    // Shared fairly: per key, or per connection for a caller without one.
+    const owner = ctx.state.auth?.keyId ?? `connection:${ctx.req.socket.remoteAddress}:${ctx.req.socket.remotePort}`;
+    const release = await budget.reserve(ctx.request.length ?? opts.bodyLimitBytes, opts.bodyBudgetWaitMs ?? BODY_BUDGET_WAIT_MS, owner);
     if (!release) throw new GatewayError('unavailable', 'too many request bodies are being read at once; retry shortly', { retryAfter: 1 });
     try {
       await parseBody(ctx as any, async () => undefined);

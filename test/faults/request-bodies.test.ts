@@ -14,11 +14,11 @@ const SENT = 256 * 1024;
  * Declares a 30 MB JSON body, sends 256 KB of it and waits for the answer without sending the
  * rest. Only a server that answers before reading the body can answer at all.
  */
-function partialBody(url: string, headers: Record<string, string>): Promise<{ status: number; connection?: string; body: string }> {
+function partialBody(url: string, headers: Record<string, string>, declared = DECLARED): Promise<{ status: number; connection?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(DECLARED), ...headers },
+      headers: { 'content-type': 'application/json', 'content-length': String(declared), ...headers },
     });
     req.on('response', (res) => {
       let body = '';
@@ -73,5 +73,34 @@ describe('authentication before the body', () => {
     expect(body.error.message).toContain('too many request bodies');
     expect(waited).toBeGreaterThanOrEqual(900);
     void held.catch(() => undefined);
+  });
+});
+
+describe('a fair body budget', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    // The default budget (64 MiB) and the default wait.
+    gw = await startTestGateway();
+  });
+  afterAll(async () => gw?.close());
+
+  it('two slow 32 MiB bodies on one key do not make another key wait', async () => {
+    const slow = [partialBody(gw.url, { authorization: `Bearer ${gw.key}` }, 32 * 1024 * 1024), partialBody(gw.url, { authorization: `Bearer ${gw.key}` }, 32 * 1024 * 1024)];
+    await new Promise((r) => setTimeout(r, 300));
+    const other = await gw.newAccount();
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] }),
+      });
+      expect(res.status).toBe(200);
+      waits.push(Date.now() - started);
+    }
+    console.log(`another key behind two slow 32 MiB bodies: answered in ${waits.join(', ')} ms`);
+    expect(Math.max(...waits)).toBeLessThan(1_000);
+    for (const s of slow) void s.catch(() => undefined);
   });
 });
