@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log, newest first, a page at a time
+         * @description Every admin change (admin API, console, CLI, configuration reloads): who, what, the target, before and after, when, the request id. Filters combine.
+         */
+        get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/deployments": {
         parameters: {
             query?: never;
@@ -218,6 +238,46 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users signed in through the identity provider
+         * @description Users by id, of one account or all; page with `after_id` set to the previous page's `last_id`.
+         */
+        get: operations["adminListUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable a user
+         * @description A disabled user's tokens and console session are refused at once, on every instance.
+         */
+        patch: operations["adminUpdateUser"];
         trace?: never;
     };
     "/metrics": {
@@ -738,6 +798,46 @@ export interface components {
         };
         /** @description Outcome of one attempt in the fallback loop. */
         AttemptOutcome: string | ("ok" | "refusal" | "error");
+        AuditActor: {
+            kind: components["schemas"]["AuditActorKind"];
+            /** @description A user's id (`usr_…`); null for the admin key, the CLI and the gateway itself. */
+            id: string | null;
+            /** @description A user's name and subject, the CLI's operating-system user, or the signal of a reload. */
+            name: string | null;
+        };
+        /**
+         * @description Who made a change.
+         * @enum {string}
+         */
+        AuditActorKind: "admin_key" | "user" | "cli" | "system";
+        /** @description One admin change: append-only (the database refuses to alter or delete it). */
+        AuditEntry: {
+            /**
+             * Format: int64
+             * @description Increasing with time.
+             */
+            id: number;
+            actor: components["schemas"]["AuditActor"];
+            /** @description `account.create`, `account.credit`, `key.create`, `key.update`, `key.revoke`, `user.disable`, `user.enable`, `config.reload`. */
+            action: string;
+            /** @description `account`, `key`, `user` or `config`. */
+            target_type: string;
+            target_id: string | null;
+            /** @description The target as the admin API showed it before the change (null when it did not exist). */
+            before: unknown | null;
+            /** @description The target as the admin API showed it after the change (secrets are never recorded). */
+            after: unknown | null;
+            /** @description The request that made the change (null for the CLI and reloads). */
+            request_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Newest first. Pass `last_id` as `before_id` for the next, older page. */
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            has_more: boolean;
+            last_id: number | null;
+        };
         /** @description Balance of the calling account. `available = balance - held`. */
         Balance: {
             account_id: string;
@@ -3070,6 +3170,11 @@ export interface components {
             /** @description RFC 3339 time after which the key is refused as if revoked; null: never. */
             expires_at?: string | null;
         };
+        /** @description Body of PATCH /admin/users/{user_id}. */
+        UpdateUserRequest: {
+            /** @description True refuses the user's tokens and console session at once; false lets them in again. */
+            disabled?: boolean;
+        };
         /** @description The upstream answer an error passes on. */
         UpstreamFailure: {
             provider: string;
@@ -3127,6 +3232,26 @@ export interface components {
             session: string | null;
             created_at: string;
         };
+        /** @description A user signed in through the identity provider: made on first sight under the account their organisation maps to. */
+        User: {
+            /** @description `usr_…`, derived from the issuer and the subject: the same on every instance. */
+            id: string;
+            account_id: string;
+            /** @description The issuer (`iss`) of the user's tokens. */
+            issuer: string;
+            /** @description The user's subject at that issuer (the configured user claim). */
+            subject: string;
+            /** @description The email or preferred username, when the token had one. */
+            name: string | null;
+            /** @description The groups of the latest token seen. */
+            groups: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_seen_at: string;
+            /** @description When the user was disabled (refused at once on every instance); null while enabled. */
+            disabled_at: string | null;
+        };
         /** @description A content block of a user turn. Other block types (search results, server tool and container blocks) are refused with a 400 naming the block. */
         UserContentBlockParam: components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"] | components["schemas"]["DocumentBlock"] | components["schemas"]["ToolResultBlock"];
         /** @description A user turn. */
@@ -3139,6 +3264,13 @@ export interface components {
             content: string | components["schemas"]["UserContentBlockParam"][];
         } & {
             [key: string]: unknown;
+        };
+        /** @description By id. Pass `last_id` as `after_id` for the next page. */
+        UserPage: {
+            data: components["schemas"]["User"][];
+            /** @description More users remain. */
+            has_more: boolean;
+            last_id: string | null;
         };
         /**
          * @description Body of Vertex AI's rawPredict and streamRawPredict for a Claude model, as the Vertex clients
@@ -4495,6 +4627,172 @@ export interface operations {
             };
         };
     };
+    adminListAudit: {
+        parameters: {
+            query?: {
+                /** @description Only this actor's changes (a user id). */
+                actor_id?: components["schemas"]["LedgerText"];
+                actor_kind?: components["schemas"]["AuditActorKind"];
+                /** @description Only this action (`key.revoke`, …). */
+                action?: components["schemas"]["LedgerText"];
+                target_type?: components["schemas"]["LedgerText"];
+                target_id?: components["schemas"]["LedgerText"];
+                /** @description From this time (RFC 3339), inclusive. */
+                from?: string;
+                /** @description Before this time (RFC 3339). */
+                to?: string;
+                limit?: number;
+                /** @description Only entries older than this id: the previous page's `last_id`. */
+                before_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
     adminListDeployments: {
         parameters: {
             query?: never;
@@ -5290,6 +5588,319 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpendSummary"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListUsers: {
+        parameters: {
+            query?: {
+                account_id?: components["schemas"]["LedgerText"];
+                limit?: number;
+                /** @description Only users after this id: the previous page's `last_id`. */
+                after_id?: components["schemas"]["LedgerText"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            /** @description An error of the admin API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["schemas"]["LedgerText"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description An error of the admin API. */

@@ -11,7 +11,7 @@ beforeAll(async () => {
 
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
-  'adminGetUsage', 'adminListAccounts', 'adminListDeployments', 'adminListKeys', 'adminRevokeKey', 'adminUpdateKey',
+  'adminGetUsage', 'adminListAccounts', 'adminListAudit', 'adminListDeployments', 'adminListKeys', 'adminListUsers', 'adminRevokeKey', 'adminUpdateKey', 'adminUpdateUser',
   'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
   'headRoot', 'listModels', 'listResponseInputItems', 'listUsage', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',

@@ -9,6 +9,12 @@
  *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all] [--budget day=N,...|none] [--time-zone Z] [--expires T|never]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
+  switchyard users list [--account <account_id>] [--after <user_id>]   (users signed in through the IdP)
+  switchyard users disable|enable <user_id>
+  switchyard audit [--limit N] [--before <id>]                           (the audit log, newest first)
+ *   switchyard users list [--account <account_id>] [--after <user_id>]
+ *   switchyard users disable|enable <user_id>
+ *   switchyard audit [--limit N] [--before <id>]
  *   switchyard credit <account_id> <amount> --reason <text>
  *   switchyard balance <account_id>
  *   switchyard ledger <account_id> [--limit N] [--before <entry id>]
@@ -35,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       models: { type: 'string' },
       limit: { type: 'string' },
       before: { type: 'string' },
+      after: { type: 'string' },
       'end-user': { type: 'string' },
       session: { type: 'string' },
       budget: { type: 'string' },

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, useSession, type Session } from './api';
 import { AccountDetail, Accounts } from './pages/accounts';
 import { Deployments } from './pages/deployments';
+import { Audit } from './pages/audit';
 import { KeyHolder } from './pages/key-holder';
 import { KeysPanel } from './pages/keys';
 import { Overview } from './pages/overview';
@@ -25,6 +26,7 @@ function OperatorPage({ hash }: { hash: string }) {
   if (hash === '#/accounts') return <Accounts />;
   if (hash === '#/keys') return <KeysPanel />;
   if (hash === '#/deployments') return <Deployments />;
+  if (hash === '#/audit') return <Audit />;
   return <Overview />;
 }
 
@@ -58,6 +60,7 @@ function App() {
         ['#/accounts', 'Accounts'],
         ['#/keys', 'Keys'],
         ['#/deployments', 'Deployments'],
+        ['#/audit', 'Audit log'],
       ]
     : [];
   return (

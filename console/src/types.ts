@@ -18,6 +18,7 @@ export type SpendList = Schemas['SpendSummary'];
 export type BudgetStatus = Schemas['BudgetStatus'];
 export type Balance = Schemas['Balance'];
 export type DeploymentList = Schemas['DeploymentList'];
+export type AuditPage = Schemas['AuditPage'];
 
 /** A page of an admin list (ledger entries, usage records). */
 export interface Page<T> {

@@ -1,13 +1,16 @@
 import { catalogSource, loadCatalog } from '../config/default-catalog.js';
 import { accountBody, accountsPage, balanceBody, journalBody, journalCursor, ledgerPage, PAGE_LIMIT, usagePage } from '../handlers/accounts.js';
 import { keyBody } from '../handlers/keys.js';
+import { auditBody } from '../handlers/audit.js';
+import { userBody, usersPage } from '../handlers/users.js';
+import { userInfo } from 'node:os';
 import { spendBody, spendParams } from '../handlers/spend.js';
 import { BUDGET_PERIODS, ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeyBudget, type KeySettings, type Ledger } from '../ledger/index.js';
 import { catalogModelIds } from '../routing/index.js';
 
 type Flags = {
   balance?: string; name?: string; account?: string; reason?: string; rpm?: string; tpm?: string; models?: string; limit?: string; before?: string;
-  'end-user'?: string; session?: string; budget?: string; 'time-zone'?: string; expires?: string; from?: string; to?: string; 'group-by'?: string;
+  'end-user'?: string; after?: string; session?: string; budget?: string; 'time-zone'?: string; expires?: string; from?: string; to?: string; 'group-by'?: string;
 };
 
 /**
@@ -34,21 +37,41 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings:
     return v;
   };
   const account = async (id: string) => (await ledger.getAccount(id)) ?? fail(`no account ${id}`);
+  /** Every change the CLI makes is in the audit log too, as the CLI's (and the OS user's). */
+  const audited = async <T>(action: string, targetType: 'account' | 'key' | 'user', targetId: string, before: unknown, after: T): Promise<T> => {
+    await ledger.audit({ actor: { kind: 'cli', name: osUser() }, action, targetType, targetId, before, after });
+    return after;
+  };
   switch (`${a} ${b ?? ''}`.trim()) {
-    case 'accounts create':
-      return accountBody(await ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false)));
+    case 'accounts create': {
+      const created = accountBody(await ledger.createAccount(need(c, '<name>'), money(flags.balance ?? '0', '--balance', false)));
+      return audited('account.create', 'account', created.id, null, created);
+    }
     case 'accounts list':
       return accountsPage(ledger, pageLimit(flags.limit), flags.before);
     case 'accounts show':
       return accountBody(await account(need(c, '<account_id>')));
     case 'keys create': {
       const { key, record } = await ledger.createKey(need(c, '<account_id>'), settings!);
+      await audited('key.create', 'key', record.id, null, keyBody(record));
       return { ...keyBody(record), key };
     }
     case 'keys update':
-      return keyBody((await ledger.updateKey(need(c, '<key_id>'), settings!)) ?? fail(`no key ${c}`));
-    case 'keys revoke':
-      return keyBody((await ledger.revokeKey(need(c, '<key_id>'))) ?? fail(`no key ${c}`));
+    case 'keys revoke': {
+      const id = need(c, '<key_id>');
+      const before = (await ledger.getKey(id)) ?? fail(`no key ${id}`);
+      const after = b === 'update' ? await ledger.updateKey(id, settings!) : await ledger.revokeKey(id);
+      return audited(`key.${b}`, 'key', id, keyBody(before), keyBody(after ?? fail(`no key ${id}`)));
+    }
+    case 'users list':
+      return usersPage(ledger, { accountId: flags.account, limit: pageLimit(flags.limit), afterId: flags.after });
+    case 'users disable':
+    case 'users enable': {
+      const id = need(c, '<user_id>');
+      const before = (await ledger.getUser(id)) ?? fail(`no user ${id}`);
+      const after = (await ledger.setUserDisabled(id, b === 'disable'))!;
+      return audited(`user.${b}`, 'user', id, userBody(before), userBody(after));
+    }
     case 'keys list':
       return { data: (await ledger.listKeys(flags.account)).map(keyBody) };
     default:
@@ -56,8 +79,16 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings:
   switch (a) {
     case 'credit': {
       const id = need(b, '<account_id>');
+      const before = accountBody(await account(id));
       const entry = await ledger.credit(id, money(need(c, '<amount>'), '<amount>', true), need(flags.reason ?? d, '--reason'));
-      return { entry: journalBody(entry), account: accountBody(await account(id)) };
+      const after = accountBody(await account(id));
+      await audited('account.credit', 'account', id, before, { ...after, credit: journalBody(entry) });
+      return { entry: journalBody(entry), account: after };
+    }
+    case 'audit': {
+      const entries = await ledger.listAudit({ limit: pageLimit(flags.limit), beforeId: flags.before === undefined ? undefined : cursor(flags.before) });
+      // Newest first; --before <last id> for the next page.
+      return { data: entries.map(auditBody) };
     }
     case 'balance':
       return balanceBody(await account(need(b, '<account_id>')));
@@ -179,4 +210,12 @@ function limit(text: string | undefined, what: string): number | null | undefine
 
 function fail(message: string): never {
   throw new Error(message);
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }

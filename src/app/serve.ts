@@ -97,7 +97,11 @@ function reloadCatalog(gateway: Gateway, configPath: string | undefined): void {
   if (!configPath) return gateway.log.warn({}, 'SIGHUP: no SWITCHYARD_CONFIG to reload; the built-in catalog stays');
   try {
     const catalog = loadConfigFile(configPath);
+    const before = [...gateway.catalog.models.keys()];
     gateway.replaceCatalog(catalog);
+    void gateway.ledger
+      .audit({ actor: { kind: 'system', name: 'SIGHUP' }, action: 'config.reload', targetType: 'config', targetId: configPath, before: { models: before }, after: { models: [...catalog.models.keys()] } })
+      .catch((err) => gateway.log.warn({ err }, 'SIGHUP: the reload could not be written to the audit log'));
     gateway.log.info({ config: configPath, models: [...catalog.models.keys()] }, 'SIGHUP: catalog reloaded');
   } catch (err) {
     gateway.log.error({ config: configPath, error: (err as Error).message }, 'SIGHUP: the new catalog is invalid; the running one is kept');

@@ -2,6 +2,7 @@ import { GatewayError } from '../ir/index.js';
 import type { BudgetStatus, Ledger, TokenCounts } from '../ledger/index.js';
 import { MONEY_UNIT, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
+import { recordChange } from './audit.js';
 
 type Account = NonNullable<Awaited<ReturnType<Ledger['getAccount']>>>;
 
@@ -57,6 +58,7 @@ function exactAmount(v: unknown, param: string): bigint {
 
 export async function createAccount(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   const a = await ledger.createAccount(input.body.name, exactAmount(input.body.balance ?? 0, 'balance'));
+  await recordChange(ledger, input, { action: 'account.create', targetType: 'account', targetId: a.id, before: null, after: accountBody(a) });
   return { kind: 'json', status: 201, body: accountBody(a) };
 }
 
@@ -76,11 +78,12 @@ export async function getAccount(ledger: Ledger, input: HandlerInput): Promise<H
 }
 
 export async function addCredits(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
-  await mustGetAccount(ledger, input.params.account_id);
+  const before = await mustGetAccount(ledger, input.params.account_id);
   const amount = exactAmount(input.body.amount, 'amount');
   // The ledger's credit statement keeps the balance within MAX_BALANCE.
   const entry = await ledger.credit(input.params.account_id, amount, input.body.reason);
   const account = await mustGetAccount(ledger, input.params.account_id);
+  await recordChange(ledger, input, { action: 'account.credit', targetType: 'account', targetId: account.id, before: accountBody(before), after: { ...accountBody(account), credit: journalBody(entry) } });
   return { kind: 'json', status: 200, body: { entry: journalBody(entry), account: accountBody(account) } };
 }
 

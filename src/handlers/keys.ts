@@ -3,6 +3,7 @@ import type { KeyBudget, KeySettings, Ledger } from '../ledger/index.js';
 import { toJsonNumber } from './json-money.js';
 import { catalogModelIds, type Catalog } from '../routing/index.js';
 import type { HandlerInput, HandlerResult } from './types.js';
+import { recordChange } from './audit.js';
 
 type KeyRecord = Awaited<ReturnType<Ledger['listKeys']>>[number];
 
@@ -53,6 +54,8 @@ function keySettings(catalog: Catalog, body: KeyBody): KeySettings {
 /** POST /admin/keys: the key itself is in this answer and nowhere else, ever. */
 export async function createKey(ledger: Ledger, catalog: Catalog, input: HandlerInput): Promise<HandlerResult> {
   const { key, record } = await ledger.createKey(input.body.account_id, keySettings(catalog, input.body));
+  // The key itself never reaches the log: its id and display prefix do.
+  await recordChange(ledger, input, { action: 'key.create', targetType: 'key', targetId: record.id, before: null, after: keyBody(record) });
   return { kind: 'json', status: 201, body: { ...keyBody(record), key } };
 }
 
@@ -63,13 +66,17 @@ export async function listKeys(ledger: Ledger, input: HandlerInput): Promise<Han
 
 /** PATCH /admin/keys/{key_id}: new limits apply to the key's next request. */
 export async function updateKey(ledger: Ledger, catalog: Catalog, input: HandlerInput): Promise<HandlerResult> {
+  const before = await ledger.getKey(input.params.key_id);
   const record = await ledger.updateKey(input.params.key_id, keySettings(catalog, input.body));
   if (!record) throw new GatewayError('not_found', `key "${input.params.key_id}" does not exist`, { param: 'key_id' });
+  await recordChange(ledger, input, { action: 'key.update', targetType: 'key', targetId: record.id, before: before ? keyBody(before) : null, after: keyBody(record) });
   return { kind: 'json', status: 200, body: keyBody(record) };
 }
 
 export async function revokeKey(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
+  const before = await ledger.getKey(input.params.key_id);
   const record = await ledger.revokeKey(input.params.key_id);
   if (!record) throw new GatewayError('not_found', `key "${input.params.key_id}" does not exist`, { param: 'key_id' });
+  await recordChange(ledger, input, { action: 'key.revoke', targetType: 'key', targetId: record.id, before: before ? keyBody(before) : null, after: keyBody(record) });
   return { kind: 'json', status: 200, body: keyBody(record) };
 }

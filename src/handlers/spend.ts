@@ -12,11 +12,13 @@ export async function adminSpend(ledger: Ledger, input: HandlerInput, now = new 
   return { kind: 'json', status: 200, body: await spendBody(ledger, spendParams(input.query, now), { accountId }) };
 }
 
-/** GET /v1/spend: the calling key's own usage. */
+/** GET /v1/spend: the calling key's (or signed-in user's) own usage. */
 export async function keySpend(ledger: Ledger, input: HandlerInput, now = new Date()): Promise<HandlerResult> {
-  // Usage is recorded per key; a signed-in user's own summary needs usage recorded per user.
-  if (!input.auth!.keyId) throw new GatewayError('permission', 'GET /v1/spend summarises an API key\'s usage: call it with an API key');
-  return { kind: 'json', status: 200, body: await spendBody(ledger, spendParams(input.query, now), { keyId: input.auth!.keyId }) };
+  const { keyId, user } = input.auth!;
+  // Exactly one of them: a scope with neither would be every account's usage.
+  const scope = keyId ? { keyId } : user ? { userId: user.id } : undefined;
+  if (!scope) throw new GatewayError('permission', 'GET /v1/spend needs an API key or a user\'s token');
+  return { kind: 'json', status: 200, body: await spendBody(ledger, spendParams(input.query, now), scope) };
 }
 
 export interface SpendParams {
@@ -42,7 +44,7 @@ function instant(text: string, param: string): Date {
 }
 
 /** A summary in the API's shape (the admin API, the key holder's and the CLI). */
-export async function spendBody(ledger: Ledger, p: SpendParams, scope: { accountId?: string; keyId?: string }) {
+export async function spendBody(ledger: Ledger, p: SpendParams, scope: { accountId?: string; keyId?: string; userId?: string }) {
   const groups = await ledger.spendSummary({ ...p, ...scope });
   return { object: 'list', group_by: p.groupBy, from: p.from.toISOString(), to: p.to.toISOString(), data: groups.map(spendGroupBody) };
 }

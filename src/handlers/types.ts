@@ -1,4 +1,4 @@
-import type { KeyAuth } from '../ledger/index.js';
+import type { Actor, KeyAuth } from '../ledger/index.js';
 import type { RunSummary } from '../pipeline/types.js';
 import type { SseFrame, HeaderBag, ProtocolAdapter } from '../protocols/types.js';
 import type { RequestTrace } from '../telemetry/types.js';
@@ -14,6 +14,8 @@ export interface HandlerInput {
   signal: AbortSignal;
   /** The authenticated caller (client API routes). */
   auth?: KeyAuth;
+  /** Who is making an admin change (admin routes): the audit log's actor. */
+  actor?: Actor;
   /** The protocol whose shapes this route speaks (errors are rendered with it). */
   protocol: ProtocolAdapter<any>;
   /** Filled by a completion for the request's log line (see http/request-log.ts). */

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { GatewayError, toGatewayError } from '../ir/index.js';
 import type { CompletionReport, HandlerInput, HandlerResult } from '../handlers/types.js';
-import type { KeyAuth } from '../ledger/index.js';
+import type { Actor, KeyAuth } from '../ledger/index.js';
 import { requestLogLine, requestSpanAttributes } from './request-log.js';
 import type { RequestTrace, Telemetry } from '../telemetry/types.js';
 import type { Logger } from '../pipeline/types.js';
@@ -263,6 +263,7 @@ async function prepareInput(
   // From the headers alone, before a byte of the body is read: a stranger's 30 MB costs nothing.
   const auth = await authenticate(spec.auth, headers, opts, ctx.state.console);
   ctx.state.auth = auth;
+  const actor = spec.auth === 'admin' ? actorOf(ctx.state.console) : undefined;
   // The body's type, like the body, is the business of an authenticated caller only.
   if (hasBody && ctx.request.length !== 0 && !ctx.is('application/json')) {
     throw new GatewayError('unsupported_media_type', `content-type must be application/json, got ${headers['content-type'] ?? 'none'}`);
@@ -292,6 +293,7 @@ async function prepareInput(
     requestId: ctx.state.requestId,
     signal: stop.signal,
     auth,
+    actor,
     protocol: ctx.state.protocol,
     completion: ctx.state.completion,
     trace: ctx.state.trace,
@@ -303,7 +305,7 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
   if (mode === 'none') return undefined;
   // The console checked its session (cookie, CSRF, origin) and what the role may call.
   if (viaConsole?.operator && mode === 'admin') return undefined;
-  if (viaConsole?.auth && mode === 'client') return viaConsole.auth;
+  if (viaConsole?.auth && mode === 'client') return admitUser(viaConsole.auth, opts.ledger);
   const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim();
   if (mode === 'metrics') {
     if (opts.metricsToken && (!bearer || !safeEqual(bearer, opts.metricsToken))) {
@@ -319,10 +321,26 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
   const key = bearer ?? headers['x-api-key']?.trim();
   if (!key) throw new GatewayError('authentication', `missing API key: send Authorization: Bearer <key> or x-api-key: <key>${opts.tokens ? ' (an API key or your identity provider\'s token)' : ''}`);
   // A JWT is never an API key: with an identity provider configured it is checked as its token.
-  if (opts.tokens && looksLikeJwt(key)) return resolvePrincipal(await opts.tokens.verify(key), opts.tokens.config, opts.pipeline.catalog);
+  if (opts.tokens && looksLikeJwt(key)) return admitUser(resolvePrincipal(await opts.tokens.verify(key), opts.tokens.config, opts.pipeline.catalog), opts.ledger);
   const auth = await withinDeadline(opts.ledger.authenticate(key), REQUEST_DB_WAIT_MS, () => new DatabaseDeadline('the key lookup'));
   if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
   return auth;
+}
+
+/**
+ * A token's user, recorded on first sight (under the account their organisation maps to then) and
+ * refused while disabled. They are billed to the account they were first seen under.
+ */
+async function admitUser(auth: KeyAuth, ledger: AppOptions['ledger']): Promise<KeyAuth> {
+  const record = await ledger.seeUser(auth.user!, auth.accountId);
+  if (record.disabledAt) throw new GatewayError('authentication', 'invalid token: this user is disabled on this gateway', { code: 'user_disabled' });
+  return record.accountId === auth.accountId ? auth : { ...auth, accountId: record.accountId };
+}
+
+/** Who an admin call acts as, for the audit log: an operator signed in through the IdP, else the admin key's holder. */
+function actorOf(viaConsole: ConsoleCaller | undefined): Actor {
+  const user = viaConsole?.operator?.user;
+  return user ? { kind: 'user', id: user.id, name: `${user.name ?? user.subject} (${user.subject} at ${user.issuer})` } : { kind: 'admin_key' };
 }
 
 function redactText(ctx: Koa.ParameterizedContext<State>, text: string): string {

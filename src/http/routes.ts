@@ -4,6 +4,8 @@ import { handleCompletion } from '../handlers/complete.js';
 import { countTokens } from '../handlers/count-tokens.js';
 import { listDeployments } from '../handlers/deployments.js';
 import * as keys from '../handlers/keys.js';
+import * as users from '../handlers/users.js';
+import { listAudit } from '../handlers/audit.js';
 import { getMetrics } from '../handlers/metrics.js';
 import { getModel, listModels } from '../handlers/models.js';
 import * as responses from '../handlers/responses.js';
@@ -81,6 +83,9 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminListKeys: { handler: (i) => keys.listKeys(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminUpdateKey: { handler: (i) => keys.updateKey(ledger, pipeline.catalog, i), protocol: openaiChat, auth: 'admin' },
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminListUsers: { handler: (i) => users.listUsers(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminUpdateUser: { handler: (i) => users.updateUser(ledger, i), protocol: openaiChat, auth: 'admin' },
+    adminListAudit: { handler: (i) => listAudit(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminListDeployments: { handler: async () => listDeployments(pipeline.catalog, pipeline.health, pipeline.now()), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },
     getRoot: { handler: json({ name: 'switchyard', status: 'ok' }), protocol: openaiChat, auth: 'none' },

@@ -20,3 +20,5 @@ export type { BudgetStatus, KeyBudget } from './budgets.js';
 export { BUDGET_PERIODS } from './budgets.js';
 export type { SpendGroup, SpendGroupBy, SpendQuery } from './spend.js';
 export { SPEND_GROUPS } from './spend.js';
+export type { UserRecord } from './users.js';
+export type { Actor, AuditChange, AuditEntry, AuditFilter } from './audit.js';

@@ -68,6 +68,12 @@ export async function listKeys(s: LedgerStatements, accountId?: string): Promise
   return rows.map((r) => toKeyRecord(r, budgets.get(r.id) ?? []));
 }
 
+/** One key, revoked or not; undefined when unknown. */
+export async function getKey(s: LedgerStatements, keyId: string): Promise<KeyRecord | undefined> {
+  const row = await s.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  return row && withBudgets(s, row);
+}
+
 /** Revoking twice keeps the first revocation time. */
 export async function revokeKey(s: LedgerStatements, keyId: string): Promise<KeyRecord | undefined> {
   const row = await s.db

@@ -4,13 +4,15 @@ import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
-  KeyAuth, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
+  KeyAuth, UserPrincipal, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import type { LedgerStatements } from './statements.js';
 import { dataDirFromEnv, embeddedFromEnv } from './data-dir.js';
 import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
-import { authenticate, createKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
+import { authenticate, createKey, getKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
+import { getUser, listUsers, seeUser, setUserDisabled, type UserRecord } from './users.js';
+import { appendAudit, listAudit, type AuditChange, type AuditEntry, type AuditFilter } from './audit.js';
 import { hashKey, KEY_PREFIX } from './ids.js';
 import { KeyCache } from './key-cache.js';
 import { HoldForecast } from './hold-forecast.js';
@@ -85,6 +87,9 @@ const SETTLE_LINGER_MS = 5;
 const HOLD_STATEMENTS_IN_FLIGHT = 1;
 /** How long a verified API key is answered from memory (see KeyCache). */
 const KEY_CACHE_TTL_MS = 60_000;
+/** How long a seen user is answered from memory (its disabling is announced, see seeUser). */
+const USER_CACHE_MS = 60_000;
+const USER_CACHE_MAX = 100_000;
 /** How long the balance read by a hold is believed by the forecast (see HoldForecast). */
 const FORECAST_TTL_MS = 10_000;
 /** A failed settle is tried again after 200 ms, doubling up to this. */
@@ -105,6 +110,8 @@ export class Ledger {
   private readonly holds: GroupCommit<HoldRequest, bigint>;
   private readonly settles: GroupCommit<SettleRequest, SettleResult>;
   private readonly keyListeners = new Set<(keyId: string) => void>();
+  /** Users seen lately (see seeUser). */
+  private readonly users = new Map<string, { record: UserRecord; until: number }>();
   /** Settles that failed and are being tried again, by request id: spooled if still here at close. */
   private readonly unsettled = new Map<string, SettleRequest>();
   private readonly retries = new Set<Promise<unknown>>();
@@ -212,6 +219,10 @@ export class Ledger {
   listKeys(accountId?: string): Promise<KeyRecord[]> {
     return listKeys(this.statements, accountId);
   }
+  /** One key as the admin API shows it (revoked ones too); undefined when unknown. */
+  async getKey(keyId: string): Promise<KeyRecord | undefined> {
+    return getKey(this.statements, keyId);
+  }
   async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
     const record = await revokeKey(this.statements, keyId);
     this.keyChanged(keyId);
@@ -230,13 +241,50 @@ export class Ledger {
     this.keyListeners.add(listener);
     return () => this.keyListeners.delete(listener);
   }
-  /** Drops a key changed elsewhere (by another instance) from this instance's cache. */
+  /** Drops a key (or user) changed elsewhere (by another instance) from this instance's caches. */
   forgetKey(keyId: string): void {
     this.keys.evictKeyId(keyId);
+    this.users.delete(keyId);
   }
   private keyChanged(keyId: string): void {
-    this.keys.evictKeyId(keyId);
+    this.forgetKey(keyId);
     for (const listener of this.keyListeners) listener(keyId);
+  }
+
+  /**
+   * A user signed in through the identity provider: recorded on first sight under `accountId`,
+   * then seen again at most once a minute per instance (the answer cached meanwhile). Disabling
+   * through any instance evicts the user here and, announced as a key change is, on every
+   * instance (app/key-events.ts).
+   */
+  async seeUser(user: UserPrincipal, accountId: string): Promise<UserRecord> {
+    const cached = this.users.get(user.id);
+    if (cached && cached.until > Date.now()) return cached.record;
+    const version = this.keys.version();
+    const record = await seeUser(this.statements, user, accountId);
+    if (version === this.keys.version()) {
+      if (this.users.size >= USER_CACHE_MAX) this.users.delete(this.users.keys().next().value!);
+      this.users.set(user.id, { record, until: Date.now() + USER_CACHE_MS });
+    }
+    return record;
+  }
+  getUser(id: string): Promise<UserRecord | undefined> {
+    return getUser(this.statements, id);
+  }
+  listUsers(q: { accountId?: string; limit: number; afterId?: string }): Promise<UserRecord[]> {
+    return listUsers(this.statements, q);
+  }
+  async setUserDisabled(id: string, disabled: boolean): Promise<UserRecord | undefined> {
+    const record = await setUserDisabled(this.statements, id, disabled);
+    this.keyChanged(id);
+    return record;
+  }
+  /** Appends an admin change to the audit log (append-only: the database refuses to alter it). */
+  audit(change: AuditChange): Promise<void> {
+    return appendAudit(this.statements, change);
+  }
+  listAudit(filter: AuditFilter): Promise<AuditEntry[]> {
+    return listAudit(this.statements, filter);
   }
   /** Verified keys are cached (see KeyCache); holds re-check revocation, so money never trusts the cache. */
   async authenticate(rawKey: string): Promise<KeyAuth | undefined> {

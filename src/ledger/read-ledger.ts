@@ -33,6 +33,7 @@ export async function usageRecords(
   }
   if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
   if (filter.to !== undefined) q = q.where('created_at', '<', filter.to);
+  if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);
   if (beforeRequestId !== undefined) {
     const cursor = await db
       .selectFrom('usage_records')

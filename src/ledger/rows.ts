@@ -70,6 +70,7 @@ export function toUsageRecord(r: UsageRecordRow): UsageRecord {
     status: r.status,
     endUser: r.end_user,
     session: r.session_id,
+    userId: r.user_id,
     tokens: {
       inputNoCache: r.input_no_cache,
       inputCacheRead: r.input_cache_read,

@@ -101,6 +101,33 @@ export interface UsageRecordsTable {
   status: string;
   end_user: string | null;
   session_id: string | null;
+  user_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  issuer: string;
+  subject: string;
+  name: string | null;
+  groups: ColumnType<string[], string, string>;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  disabled_at: Date | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<bigint>;
+  actor_kind: 'admin_key' | 'user' | 'cli' | 'system';
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: ColumnType<unknown, string | null, never>;
+  after: ColumnType<unknown, string | null, never>;
+  request_id: string | null;
   created_at: Timestamp;
 }
 
@@ -131,6 +158,8 @@ export interface Database {
   usage_records: UsageRecordsTable;
   stored_responses: StoredResponsesTable;
   stored_response_items: StoredResponseItemsTable;
+  users: UsersTable;
+  audit_log: AuditLogTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

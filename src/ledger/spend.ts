@@ -13,6 +13,8 @@ export interface SpendQuery {
   accountId?: string;
   /** Only this key's usage. */
   keyId?: string;
+  /** One identity-provider user's usage. */
+  userId?: string;
 }
 
 export interface SpendGroup {

@@ -93,6 +93,7 @@ export interface SpendRowsQuery {
   groupBy: SpendRowGroup;
   accountId?: string;
   keyId?: string;
+  userId?: string;
 }
 
 export interface SpendRow {

@@ -125,6 +125,8 @@ export interface UsageRecordInput {
   endUser?: string | null;
   /** The session the client named (Claude Code's `X-Claude-Code-Session-Id`, OpenAI `prompt_cache_key`). */
   session?: string | null;
+  /** The identity provider's user the request came from (absent: an API key's). */
+  userId?: string | null;
 }
 
 /** Filters of the usage list: only the records of this end user, session, key, model and time range. */
@@ -138,6 +140,7 @@ export interface UsageFilter {
   from?: Date;
   /** Created before. */
   to?: Date;
+  userId?: string;
 }
 
 export interface UsageRecord extends UsageRecordInput {

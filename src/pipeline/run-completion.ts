@@ -546,6 +546,7 @@ async function settle(deps: PipelineDeps, ctx: CallContext, req: Request, summar
   if (summary.rateLimit) deps.limiter.adjust(limitsOwner(ctx), ctx.limits, { tokens: inputTotal(summary.usage) + summary.usage.output.total - summary.inputTokens });
   const record = {
     keyId: ctx.keyId ?? null,
+    userId: ctx.userId ?? null,
     modelRequested: req.model,
     endUser: req.attribution?.endUser ?? null,
     session: req.attribution?.session ?? null,

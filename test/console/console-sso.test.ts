@@ -8,6 +8,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildIdentityConfig, type IdentityConfig } from '../../src/config/identity.js';
+import { userIdFor } from '../../src/http/identity/resolve-principal.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CONSOLE_CLIENT, GATEWAY_AUDIENCE, startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 import { chromiumPath, consoleBuilt, watchForScripts } from './console-support.js';
@@ -87,6 +88,20 @@ describe.skipIf(!CHROMIUM)('console sign-in through the identity provider, in Ch
     // A write still needs the session's CSRF token.
     const status = await page.evaluate(async () => (await fetch('/console/api/admin/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' })).status);
     expect(status).toBe(403);
+    // With it, the change is made, and the audit log names the operator by their IdP identity.
+    const created: any = await page.evaluate(async () => {
+      const session: any = await (await fetch('/console/session')).json();
+      const res = await fetch('/console/api/admin/accounts', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token }, body: '{"name":"made-through-sso"}' });
+      return res.json();
+    });
+    const audit: any = await (await gw.admin(`/admin/audit?target_id=${created.id}`)).json();
+    expect(audit.data[0]).toMatchObject({ action: 'account.create', actor: { kind: 'user', id: userIdFor(issuer.issuer, 'root') } });
+    expect(audit.data[0].actor.name).toContain('root@acme.test');
+    // The console's audit page shows it.
+    await page.goto(`${gw.url}/console#/audit`);
+    const row = page.getByTestId('audit').locator('tr', { hasText: 'made-through-sso' });
+    await row.getByText('account.create').waitFor();
+    await row.getByText(/root@acme\.test/).waitFor();
     await context.close();
   });
 
@@ -97,6 +112,9 @@ describe.skipIf(!CHROMIUM)('console sign-in through the identity provider, in Ch
     expect(await page.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
     const status = await page.evaluate(async () => (await fetch('/console/api/admin/accounts')).status);
     expect(status).toBe(403);
+    // Disabled meanwhile: the session's next call is refused.
+    await gw.admin(`/admin/users/${userIdFor(issuer.issuer, 'alice')}`, 'PATCH', { disabled: true });
+    expect(await page.evaluate(async () => (await fetch('/console/api/v1/balance')).status)).toBe(401);
     await context.close();
   });
 

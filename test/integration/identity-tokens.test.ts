@@ -56,9 +56,13 @@ describe('tokens from the identity provider', () => {
       expect(msg.type).toBe('message');
     }
     const after = await gw.ledger.usageRecords(acme, 100);
-    // Charged to the account alice's organisation maps to, with no key.
+    // Charged to the account alice's organisation maps to, with no key, attributed to alice.
     expect(after.length - before.length).toBe(4);
-    expect(after.slice(0, 4).every((r) => r.keyId === null && r.cost > 0n)).toBe(true);
+    const alice = userIdFor(issuer.issuer, 'alice');
+    expect(after.slice(0, 4).every((r) => r.keyId === null && r.userId === alice && r.cost > 0n)).toBe(true);
+    // Her own spend, and only hers.
+    const spend: any = await (await fetch(`${gw.url}/v1/spend?group_by=model`, { headers: { authorization: `Bearer ${accessToken}` } })).json();
+    expect(spend.data.reduce((n: number, g: any) => n + g.requests, 0)).toBe(4);
     expect((await gw.ledger.getAccount(acme))!.balance).toBeLessThan(100_000_000_000n);
   });
 
@@ -90,6 +94,54 @@ describe('tokens from the identity provider', () => {
   it('users get stable ids from issuer and subject', () => {
     expect(userIdFor(issuer.issuer, 'alice')).toBe(userIdFor(issuer.issuer, 'alice'));
     expect(userIdFor(issuer.issuer, 'alice')).not.toBe(userIdFor('https://other.test', 'alice'));
+  });
+});
+
+describe('users through the admin API', () => {
+  it('lists users seen, disables one (refused at once, a 401 naming it), enables them again, and the audit log has both changes', async () => {
+    const { accessToken } = await issuer.signIn('bob');
+    const bob = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: accessToken, maxRetries: 0 });
+    await bob.models.list();
+    const id = userIdFor(issuer.issuer, 'bob');
+    const list: any = await (await gw.admin(`/admin/users?account_id=${acme}`)).json();
+    expect(await bodyErrors('adminListUsers', 200, list)).toEqual([]);
+    expect(list.data.find((u: any) => u.id === id)).toMatchObject({ account_id: acme, subject: 'bob', name: 'bob@acme.test', disabled_at: null });
+
+    const disabled = await gw.admin(`/admin/users/${id}`, 'PATCH', { disabled: true });
+    const body: any = await disabled.json();
+    expect(disabled.status).toBe(200);
+    expect(await bodyErrors('adminUpdateUser', 200, body)).toEqual([]);
+    expect(body.disabled_at).toBeTruthy();
+    const refused = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': accessToken, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local-haiku', max_tokens: 5, messages: hi }) });
+    const refusal: any = await refused.json();
+    expect(refused.status).toBe(401);
+    expect(refusal).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect(refusal.error.message).toMatch(/disabled/);
+    await expect(bob.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+
+    expect((await gw.admin(`/admin/users/${id}`, 'PATCH', { disabled: false })).status).toBe(200);
+    await bob.models.list();
+
+    const audit: any = await (await gw.admin(`/admin/audit?target_id=${id}`)).json();
+    expect(await bodyErrors('adminListAudit', 200, audit)).toEqual([]);
+    expect(audit.data.map((e: any) => e.action)).toEqual(['user.enable', 'user.disable']);
+    expect(audit.data[1]).toMatchObject({ actor: { kind: 'admin_key', id: null }, target_type: 'user', before: { disabled_at: null } });
+    expect(audit.data[1].request_id).toMatch(/^req_/);
+    expect(audit.data[1].after.disabled_at).toBeTruthy();
+  });
+
+  it('records key and account changes with before and after, never the key', async () => {
+    const created: any = await (await gw.admin('/admin/keys', 'POST', { account_id: acme, name: 'audited', rpm_limit: 5 })).json();
+    await gw.admin(`/admin/keys/${created.id}`, 'PATCH', { rpm_limit: 9 });
+    await gw.admin(`/admin/keys/${created.id}`, 'DELETE');
+    await gw.admin(`/admin/accounts/${acme}/credits`, 'POST', { amount: 7, reason: 'audit test' });
+    const keyLog: any = await (await gw.admin(`/admin/audit?target_type=key&target_id=${created.id}`)).json();
+    expect(keyLog.data.map((e: any) => e.action)).toEqual(['key.revoke', 'key.update', 'key.create']);
+    expect(keyLog.data[1].before.rpm_limit).toBe(5);
+    expect(keyLog.data[1].after.rpm_limit).toBe(9);
+    expect(JSON.stringify(keyLog)).not.toContain(created.key);
+    const credit: any = await (await gw.admin(`/admin/audit?action=account.credit&target_id=${acme}&limit=1`)).json();
+    expect(credit.data[0].after.balance - credit.data[0].before.balance).toBe(7);
   });
 });
 

@@ -6,7 +6,9 @@ import * as usageAttribution from './20261125000000_usage_attribution.js';
 import * as lateCapture from './20261125000100_late_capture.js';
 import * as storedResponses from './20261125000200_stored_responses.js';
 import * as keyBudgetsExpiry from './20261126000000_key_budgets_expiry.js';
+import * as usersAudit from './20261128000000_users_audit.js';
 import * as sqliteInitial from './sqlite/20261127000000_initial.js';
+import * as sqliteUsersAudit from './sqlite/20261128000000_users_audit.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -17,9 +19,11 @@ export const migrations: Record<string, Migration> = {
   '20261125000100_late_capture': lateCapture,
   '20261125000200_stored_responses': storedResponses,
   '20261126000000_key_budgets_expiry': keyBudgetsExpiry,
+  '20261128000000_users_audit': usersAudit,
 };
 
 /** SQLite's migrations (the embedded ledger): its own history, from the schema as it stands. */
 export const sqliteMigrations: Record<string, Migration> = {
   '20261127000000_initial': sqliteInitial,
+  '20261128000000_users_audit': sqliteUsersAudit,
 };

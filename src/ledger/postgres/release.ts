@@ -26,10 +26,10 @@ export async function release(db: Kysely<Database>, requestId: string, record?: 
           WHERE accounts.id = h.account_id RETURNING accounts.id
         ), ${budgetReturn('h')}, u AS (
           INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
-            cost, latency_ms, status, end_user, session_id)
+            cost, latency_ms, status, end_user, session_id, user_id)
           SELECT ${requestId}, a.id, ${record.keyId}, ${record.modelRequested}, ${record.modelServed},
             ${toJson(record.attempts ?? [])}::jsonb, 0, ${Math.max(0, Math.round(record.latencyMs))},
-            ${record.status}, ${record.endUser ?? null}, ${record.session ?? null}
+            ${record.status}, ${record.endUser ?? null}, ${record.session ?? null}, ${record.userId ?? null}
           FROM a
         )
         SELECT id FROM a`.execute(db)

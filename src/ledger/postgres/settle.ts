@@ -43,12 +43,13 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
     status: r.status,
     end_user: r.endUser ?? null,
     session_id: r.session ?? null,
+    user_id: r.userId ?? null,
   }));
   const { rows } = await sql<SettledHold>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
           AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text,
-            end_user text, session_id text)
+            end_user text, session_id text, user_id text)
       ), c AS (
         SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
         FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
@@ -101,9 +102,9 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
       ), u AS (
         INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
           input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-          cost, latency_ms, status, end_user, session_id)
+          cost, latency_ms, status, end_user, session_id, user_id)
         SELECT r.id, h.account_id, r.key_id, r.model_requested, r.model_served, r.attempts,
-          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status, r.end_user, r.session_id
+          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status, r.end_user, r.session_id, r.user_id
         FROM h JOIN r ON r.id = h.id JOIN t ON t.id = h.id
       )
       SELECT id, captured FROM h`.execute(db);

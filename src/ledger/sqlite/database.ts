@@ -28,11 +28,11 @@ interface LibsqlDatabase {
 }
 
 /** Columns stored as epoch milliseconds, read as Date. */
-export const DATE_COLUMNS = new Set(['created_at', 'revoked_at', 'expires_at', 'resolved_at', 'period_start']);
+export const DATE_COLUMNS = new Set(['created_at', 'revoked_at', 'expires_at', 'resolved_at', 'period_start', 'last_seen_at', 'disabled_at']);
 /** INTEGER columns that the ledger reads as numbers (PostgreSQL `integer`): everything else stays bigint. */
 export const NUMBER_COLUMNS = new Set(['rpm_limit', 'tpm_limit']);
 /** Columns stored as JSON text (PostgreSQL jsonb and text[]). */
-export const JSON_COLUMNS = new Set(['allowed_models', 'attempts', 'response', 'input_items', 'item']);
+export const JSON_COLUMNS = new Set(['allowed_models', 'attempts', 'response', 'input_items', 'item', 'groups', 'before', 'after']);
 
 /**
  * Parameters as SQLite takes them. Anything else is refused with a TypeError here: the native

@@ -95,6 +95,7 @@ export class SqliteStatements implements LedgerStatements {
       WHERE created_at >= ${q.from} AND created_at < ${q.to}
         ${q.accountId !== undefined ? sql`AND account_id = ${q.accountId}` : sql``}
         ${q.keyId !== undefined ? sql`AND key_id = ${q.keyId}` : sql``}
+        ${q.userId !== undefined ? sql`AND user_id = ${q.userId}` : sql``}
       GROUP BY 1
       ORDER BY ${order}`.execute(this.db);
     return rows;

@@ -25,7 +25,7 @@ export async function release(db: Kysely<Database>, requestId: string, record?: 
       await trx.insertInto('usage_records').values({
         request_id: requestId, account_id: h.account_id, key_id: record.keyId, model_requested: record.modelRequested, model_served: record.modelServed,
         attempts: toJson(record.attempts ?? []), input_no_cache: 0n, input_cache_read: 0n, input_cache_write: 0n, output_tokens: 0n, reasoning_tokens: 0n, cost: 0n, latency_ms: BigInt(Math.max(0, Math.round(record.latencyMs))), status: record.status,
-        end_user: record.endUser ?? null, session_id: record.session ?? null, created_at: now,
+        end_user: record.endUser ?? null, session_id: record.session ?? null, user_id: record.userId ?? null, created_at: now,
       }).execute();
     }
     return true;

@@ -52,10 +52,10 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
       await sql`
         INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
           input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-          cost, latency_ms, status, end_user, session_id, created_at)
+          cost, latency_ms, status, end_user, session_id, user_id, created_at)
         VALUES (${s.requestId}, ${h.account_id}, ${r.keyId}, ${r.modelRequested}, ${r.modelServed}, ${toJson(r.attempts ?? [])},
           ${total((t) => t.inputNoCache)}, ${total((t) => t.inputCacheRead)}, ${total((t) => t.inputCacheWrite)}, ${total((t) => t.output)}, ${total((t) => t.reasoning)},
-          ${captured}, ${Math.max(0, Math.round(r.latencyMs))}, ${r.status}, ${r.endUser ?? null}, ${r.session ?? null}, ${now})`.execute(trx);
+          ${captured}, ${Math.max(0, Math.round(r.latencyMs))}, ${r.status}, ${r.endUser ?? null}, ${r.session ?? null}, ${r.userId ?? null}, ${now})`.execute(trx);
       await budgetReturn(trx, s.requestId, released, captured);
       out.push({ id: s.requestId, captured });
     }
