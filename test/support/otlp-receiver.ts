@@ -1,21 +1,14 @@
 /**
  * A real OTLP/HTTP receiver for tests: `POST /v1/traces`, `/v1/metrics` and `/v1/logs` in
- * `http/protobuf` (decoded with the OpenTelemetry proto definitions in ./otlp-proto, protobufjs)
+ * `http/protobuf` (decoded by protobufjs with the messages of ./otlp-wire.ts)
  * and `http/json`, kept as plain spans, metrics and log records. Each request's content type is
  * recorded, so a test can tell which encoding arrived.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import protobuf from 'protobufjs';
-
-const PROTO_ROOT = fileURLToPath(new URL('./otlp-proto/', import.meta.url));
-const SERVICES = {
-  '/v1/traces': ['opentelemetry/proto/collector/trace/v1/trace_service.proto', 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'],
-  '/v1/metrics': ['opentelemetry/proto/collector/metrics/v1/metrics_service.proto', 'opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'],
-  '/v1/logs': ['opentelemetry/proto/collector/logs/v1/logs_service.proto', 'opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'],
-} as const;
+import type protobuf from 'protobufjs';
+import { OTLP_REQUESTS } from './otlp-wire.js';
 
 export type Value = string | number | boolean | Value[] | null;
 
@@ -61,10 +54,7 @@ export interface OtlpReceiver {
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => (target.startsWith(PROTO_ROOT) ? target : PROTO_ROOT + target);
-  await root.load(Object.values(SERVICES).map(([file]) => file), { keepCase: false });
-  const types = Object.fromEntries(Object.entries(SERVICES).map(([path, [, name]]) => [path, root.lookupType(name)]));
+  const types: Record<string, protobuf.Type> = OTLP_REQUESTS;
   const got: Pick<OtlpReceiver, 'spans' | 'metrics' | 'logs' | 'contentTypes' | 'raw'> = { spans: [], metrics: [], logs: [], contentTypes: [], raw: [] };
 
   const server = createServer(async (req, res) => {
