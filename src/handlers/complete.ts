@@ -79,7 +79,9 @@ async function* encodeStream(
     }
   } catch (e) {
     // After the first byte an error can only travel inside the stream.
-    yield* emit({ type: 'error', error: toGatewayError(e, meta.requestId) });
+    // The run has ended (its generator's finally ran): its attempts are complete, the failed one
+    // included, as x-switchyard-attempts and the usage record have them.
+    yield* emit({ type: 'error', error: toGatewayError(e, meta.requestId), attempts: [...run.summary.attempts] });
   } finally {
     await run.events.return(undefined);
   }

@@ -1,6 +1,6 @@
 import type { AssistantPart, ReasoningPart, ServerToolCallPart, TextPart, ToolCallPart } from './content.js';
 import type { Finish } from './finish.js';
-import type { StreamEvent } from './stream.js';
+import type { StreamEvent, UpstreamEvent } from './stream.js';
 import { emptyUsage, type Usage } from './usage.js';
 
 type OpenPart = TextPart | ReasoningPart | ToolCallPart | ServerToolCallPart;
@@ -28,7 +28,7 @@ export class Collector {
   cost?: bigint;
   private open = new Map<string, OpenPart>();
 
-  push(ev: StreamEvent): void {
+  push(ev: StreamEvent | UpstreamEvent): void {
     switch (ev.type) {
       case 'start':
         if (!this.id) this.id = ev.id;
@@ -95,7 +95,7 @@ export class Collector {
       case 'finish':
         this.finish = ev.finish;
         this.usage = ev.usage;
-        this.cost = ev.cost;
+        this.cost = 'cost' in ev ? ev.cost : undefined;
         break;
       case 'error':
         throw ev.error;

@@ -62,11 +62,19 @@ export type StreamEvent =
    */
   | { type: 'warning'; message: string }
   /**
-   * The run's end. `attempts`: every attempt as the pipeline recorded it, hops between a model's
-   * deployments included (which no `fallback` event marks), for encoders that report them.
+   * The run's end, answered or failed. `attempts`: every attempt as the pipeline recorded it, hops
+   * between a model's deployments included (which no `fallback` event marks): the same list as
+   * `x-switchyard-attempts` and the usage record. Encoders report it as it is; none builds one.
    */
   /** `cost`: what the request is billed, in nanodollars (every attempt's, rounded up once). */
-  | { type: 'finish'; finish: Finish; usage: Usage; cost?: bigint; attempts?: Attempt[] }
-  | { type: 'error'; error: GatewayError };
+  | { type: 'finish'; finish: Finish; usage: Usage; cost?: bigint; attempts: Attempt[] }
+  | { type: 'error'; error: GatewayError; attempts: Attempt[] };
 
 export type StreamEventType = StreamEvent['type'];
+
+/**
+ * An upstream's answer as a provider decodes it: the stream's content, ended by the upstream's own
+ * finish (its usage; no attempts: one call knows nothing of the run). The pipeline turns these
+ * into the client's StreamEvents, whose end it writes itself.
+ */
+export type UpstreamEvent = Exclude<StreamEvent, { type: 'finish' | 'error' }> | { type: 'finish'; finish: Finish; usage: Usage };

@@ -4,7 +4,7 @@
  * call whose hold is refused) is checked event by event, with what was billed.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError, type Request, type StreamEvent } from '../ir/index.js';
+import { GatewayError, type Request, type StreamEvent, type UpstreamEvent } from '../ir/index.js';
 import type { HoldRequest, SettleRequest } from '../ledger/index.js';
 import type { Provider, ProviderCall, ProviderConfig } from '../providers/types.js';
 import type { Catalog, ModelEntry } from '../routing/index.js';
@@ -42,17 +42,17 @@ function scriptedProvider() {
       }
       if (script === 'refuse-late') yield* text('t', 'I can start');
       if (script.startsWith('refuse')) {
-        yield { type: 'finish', finish: { unified: 'refusal', raw: 'refusal' }, usage: usage(10, 3) };
+        yield { type: 'finish', attempts: [], finish: { unified: 'refusal', raw: 'refusal' }, usage: usage(10, 3) };
         return;
       }
       yield* text('t', 'The answer.');
-      yield { type: 'finish', finish: { unified: 'stop', raw: 'stop' }, usage: usage(10, 4) };
+      yield { type: 'finish', attempts: [], finish: { unified: 'stop', raw: 'stop' }, usage: usage(10, 4) };
     },
   };
   return { provider, calls };
 }
 
-function* text(id: string, s: string): Generator<StreamEvent> {
+function* text(id: string, s: string): Generator<UpstreamEvent> {
   yield { type: 'text-start', id };
   yield { type: 'text-delta', id, text: s };
   yield { type: 'text-end', id };

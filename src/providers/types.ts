@@ -1,4 +1,4 @@
-import type { ExtKey, Request, StreamEvent } from '../ir/index.js';
+import type { ExtKey, Request, UpstreamEvent } from '../ir/index.js';
 
 export interface Timeouts {
   /** TCP/TLS connect. */
@@ -99,7 +99,7 @@ export interface Provider {
   capabilities: ProviderCapabilities;
   /** Settings of this kind only (`options:` on a provider in the config); none when absent. */
   options?: ProviderOptionsSpec;
-  stream(call: ProviderCall): AsyncIterable<StreamEvent>;
+  stream(call: ProviderCall): AsyncIterable<UpstreamEvent>;
 }
 
 /**

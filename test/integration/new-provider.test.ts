@@ -10,7 +10,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load-config.js';
-import type { StreamEvent } from '../../src/ir/index.js';
+import type { UpstreamEvent } from '../../src/ir/index.js';
 import { withProviders } from '../../src/providers/registry.js';
 import type { Provider, ProviderCall } from '../../src/providers/types.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -25,7 +25,7 @@ const echoProvider: Provider = {
     serverTools: false,
     signatures: { family: 'echo', opaque: true },
   },
-  async *stream(call: ProviderCall): AsyncGenerator<StreamEvent> {
+  async *stream(call: ProviderCall): AsyncGenerator<UpstreamEvent> {
     const last = call.request.messages.at(-1);
     const said = last?.role === 'user' ? last.content.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
     const r = call.request.reasoning;

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GatewayError, type Message, type Request, type StreamEvent } from '../../src/ir/index.js';
+import { GatewayError, type Message, type Request, type UpstreamEvent } from '../../src/ir/index.js';
 import { bedrockProvider } from '../../src/providers/bedrock/index.js';
 import { encodeInvokeRequest } from '../../src/providers/bedrock/encode-request.js';
 import { readEventStream } from '../../src/providers/bedrock/read-event-stream.js';
@@ -66,7 +66,7 @@ async function run(scenario: string, stream = true, request: Partial<Request> = 
   return drainSettled(bedrockProvider, call);
 }
 
-const eventLine = ({ type, ...rest }: StreamEvent) => `${type} ${JSON.stringify(rest)}`;
+const eventLine = ({ type, ...rest }: UpstreamEvent) => `${type} ${JSON.stringify(rest)}`;
 const authOf = (i = 0) => String(fake.requests[i].headers.authorization);
 
 describe('the Bedrock provider on InvokeModel', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayError, type StreamEvent } from '../../src/ir/index.js';
+import { GatewayError, type UpstreamEvent } from '../../src/ir/index.js';
 import { anthropicProvider } from '../../src/providers/anthropic/index.js';
 import { openaiProvider } from '../../src/providers/openai/index.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
@@ -113,7 +113,7 @@ describe('abort', () => {
   it('closes the upstream connection at once on an abort, mid-stream (long before the 4 s answer ends)', async () => {
     const ac = new AbortController();
     const call = makeCall(anthropic({ words: 200, chunkDelayMs: 20 }), { signal: ac.signal });
-    const events: StreamEvent[] = [];
+    const events: UpstreamEvent[] = [];
     let abortedAt = 0;
     let error: unknown;
     try {

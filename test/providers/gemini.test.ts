@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError, type Message, type Request, type StreamEvent } from '../../src/ir/index.js';
+import { GatewayError, type Message, type Request, type UpstreamEvent } from '../../src/ir/index.js';
 import { geminiProvider } from '../../src/providers/gemini/index.js';
 import { encodeRequest } from '../../src/providers/gemini/encode-request.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
@@ -44,10 +44,10 @@ async function run(scenario: string, stream = true, request: Partial<Request> = 
   return drainSettled(geminiProvider, { ...call, requestId: 'req_gm1' });
 }
 
-const eventLine = ({ type, ...rest }: StreamEvent) => `${type} ${JSON.stringify(rest)}`;
+const eventLine = ({ type, ...rest }: UpstreamEvent) => `${type} ${JSON.stringify(rest)}`;
 
 /** The model turn the gateway sends back for an answer: what a client returns on its next turn. */
-function echoedTurn(events: StreamEvent[]): unknown {
+function echoedTurn(events: UpstreamEvent[]): unknown {
   const answer: Message = { role: 'assistant', content: collect(events).content };
   const body = encodeRequest(baseRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, answer] }));
   return (body.contents as Array<{ role: string; parts: unknown[] }>)[1];
@@ -63,7 +63,7 @@ function recordedParts(file: string): Array<Record<string, unknown>> {
 }
 
 /** Every signed part of a recorded answer comes back signed, with the same signature, on the same kind of part, in order. */
-function expectSignaturesBack(file: string, events: StreamEvent[]): void {
+function expectSignaturesBack(file: string, events: UpstreamEvent[]): void {
   const shape = (p: Record<string, unknown>) => [p.thoughtSignature, Object.keys(p).filter((k) => k !== 'thoughtSignature').sort()];
   const sent = echoedTurn(events) as { parts: Array<Record<string, unknown>> } | undefined;
   const signedSent = sent?.parts.filter((p) => p.thoughtSignature !== undefined) ?? [];

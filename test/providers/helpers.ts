@@ -1,4 +1,4 @@
-import { Collector, type Request, type StreamEvent } from '../../src/ir/index.js';
+import { Collector, type Request, type UpstreamEvent } from '../../src/ir/index.js';
 import type { Provider, ProviderCall, ProviderConfig, Target } from '../../src/providers/types.js';
 import { baseRequest } from '../support/ir-fixtures.js';
 
@@ -33,15 +33,15 @@ export function makeCall(provider: ProviderConfig, opts: { request?: Partial<Req
   };
 }
 
-export async function drain(p: Provider, call: ProviderCall): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
+export async function drain(p: Provider, call: ProviderCall): Promise<UpstreamEvent[]> {
+  const out: UpstreamEvent[] = [];
   for await (const ev of p.stream(call)) out.push(ev);
   return out;
 }
 
 /** Drain, keeping the events yielded before a throw. */
-export async function drainSettled(p: Provider, call: ProviderCall): Promise<{ events: StreamEvent[]; error?: unknown }> {
-  const events: StreamEvent[] = [];
+export async function drainSettled(p: Provider, call: ProviderCall): Promise<{ events: UpstreamEvent[]; error?: unknown }> {
+  const events: UpstreamEvent[] = [];
   try {
     for await (const ev of p.stream(call)) events.push(ev);
     return { events };
@@ -50,14 +50,14 @@ export async function drainSettled(p: Provider, call: ProviderCall): Promise<{ e
   }
 }
 
-export function collect(events: StreamEvent[]) {
+export function collect(events: UpstreamEvent[]) {
   const c = new Collector();
   for (const ev of events) c.push(ev);
   return c;
 }
 
 /** Structural check: start first, finish last, every block opened once and closed once (a server tool's result is whole). */
-export function assertWellFormed(events: StreamEvent[]): void {
+export function assertWellFormed(events: UpstreamEvent[]): void {
   if (events[0]?.type !== 'start') throw new Error(`first event is ${events[0]?.type}`);
   if (events.at(-1)?.type !== 'finish') throw new Error(`last event is ${events.at(-1)?.type}`);
   const open = new Set<string>();

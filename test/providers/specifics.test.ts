@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/ir/index.js';
+import type { UpstreamEvent } from '../../src/ir/index.js';
 import { anthropicProvider } from '../../src/providers/anthropic/index.js';
 import { openaiProvider } from '../../src/providers/openai/index.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
@@ -17,12 +17,12 @@ afterAll(async () => {
   await fake.close();
 });
 
-function replayAnthropic(file: string, request = {}): Promise<StreamEvent[]> {
+function replayAnthropic(file: string, request = {}): Promise<UpstreamEvent[]> {
   const cfg = providerConfig('anthropic', fake.url, { headers: { 'x-fake-scenario': `transcript:anthropic-messages/${file}` } });
   return drain(anthropicProvider, makeCall(cfg, { request }));
 }
 
-function replayOpenai(file: string): Promise<StreamEvent[]> {
+function replayOpenai(file: string): Promise<UpstreamEvent[]> {
   const cfg = providerConfig('openai', `${fake.url}/v1`, { headers: { 'x-fake-scenario': `transcript:openai-chat/${file}` } });
   return drain(openaiProvider, makeCall(cfg));
 }

@@ -33,7 +33,7 @@ const finishFrames = (stop_reason: string, iterations = 1, extra: Record<string,
   f({ type: 'message_stop' }),
 ];
 const finish = (unified: 'stop' | 'length' | 'tool-calls' | 'refusal' = 'stop', details?: Record<string, unknown>): StreamEvent => ({
-  type: 'finish',
+  type: 'finish', attempts: [],
   finish: { unified, ...(details ? { details } : {}) },
   usage: usage(10, 5),
 });
@@ -156,7 +156,7 @@ describe('messages stream encoder', () => {
     const frames = run([
       start,
       { type: 'tool-start', id: 'a', toolCallId: 'toolu_a', name: 'weather' },
-      { type: 'error', error: new GatewayError('overloaded', 'Overloaded') },
+      { type: 'error', attempts: [], error: new GatewayError('overloaded', 'Overloaded') },
       finish(),
     ]);
     expect(frames).toEqual([
@@ -208,7 +208,7 @@ describe.skipIf(!REFERENCE_PRESENT)('messages stream encoder against recorded An
         if (d.type === 'input_json_delta') out.push({ type: 'tool-delta', id, json: d.partial_json });
       }
       if (e.type === 'content_block_stop') out.push({ type: `${kinds[e.index]}-end` as 'text-end', id });
-      if (e.type === 'message_delta') out.push({ type: 'finish', finish: { unified: e.delta.stop_reason === 'tool_use' ? 'tool-calls' : 'stop' }, usage: usage(0, e.usage.output_tokens) });
+      if (e.type === 'message_delta') out.push({ type: 'finish', attempts: [], finish: { unified: e.delta.stop_reason === 'tool_use' ? 'tool-calls' : 'stop' }, usage: usage(0, e.usage.output_tokens) });
     }
     return out;
   }

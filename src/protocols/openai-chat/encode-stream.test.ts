@@ -15,7 +15,7 @@ const c = (delta: Record<string, unknown>, finish: string | null = null, model?:
 });
 const DONE = { data: '[DONE]' };
 const start: StreamEvent = { type: 'start', id: 'up', model: 'model-a' };
-const stop = (unified: 'stop' | 'length' | 'tool-calls' = 'stop'): StreamEvent => ({ type: 'finish', finish: { unified }, usage: usage(10, 5) });
+const stop = (unified: 'stop' | 'length' | 'tool-calls' = 'stop'): StreamEvent => ({ type: 'finish', attempts: [], finish: { unified }, usage: usage(10, 5) });
 
 function expectOfficial(frames: ReturnType<typeof run>) {
   for (const f of frames) {
@@ -126,7 +126,7 @@ describe('chat stream encoder', () => {
       start,
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', text: 'partial' },
-      { type: 'error', error: new GatewayError('overloaded', 'upstream overloaded') },
+      { type: 'error', attempts: [], error: new GatewayError('overloaded', 'upstream overloaded') },
       stop(),
     ]);
     expect(frames).toEqual([
@@ -171,7 +171,7 @@ describe.skipIf(!REFERENCE_PRESENT)('chat stream encoder against recorded OpenAI
       }
       if (choice.finish_reason) {
         const unified = choice.finish_reason === 'tool_calls' ? 'tool-calls' : choice.finish_reason === 'length' ? 'length' : 'stop';
-        out.push({ type: 'finish', finish: { unified }, usage: usage(0, 0) });
+        out.push({ type: 'finish', attempts: [], finish: { unified }, usage: usage(0, 0) });
       }
     }
     return out;

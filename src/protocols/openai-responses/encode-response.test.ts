@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Collector, type Response, type StreamEvent } from '../../ir/index.js';
+import { Collector, type Response, type StreamEvent, type Attempt } from '../../ir/index.js';
 import { encodeResponse } from './encode-response.js';
 import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, responseErrors } from './fixtures.test-helper.js';
 
@@ -102,8 +102,8 @@ describe('encode-response', () => {
       finish,
     ];
     const cases = [
-      { type: 'finish', finish: { unified: 'length' }, usage } as const,
-      { type: 'finish', finish: { unified: 'refusal', details: { type: 'refusal', explanation: 'No.' } }, usage } as const,
+      { type: 'finish', attempts: [] as Attempt[], finish: { unified: 'length' }, usage } as const,
+      { type: 'finish', attempts: [] as Attempt[], finish: { unified: 'refusal', details: { type: 'refusal', explanation: 'No.' } }, usage } as const,
     ];
     for (const finish of cases) {
       const c = new Collector();
@@ -131,7 +131,7 @@ describe('encode-response', () => {
       { type: 'reasoning-start', id: 'r' }, { type: 'reasoning-delta', id: 'r', text: 'plan' }, { type: 'reasoning-end', id: 'r' },
       { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', text: 'ok' }, { type: 'text-end', id: 't' },
       { type: 'tool-start', id: 'c', toolCallId: 'call', name: 'f' }, { type: 'tool-delta', id: 'c', json: '{}' }, { type: 'tool-end', id: 'c' },
-      { type: 'finish', finish: { unified: 'tool-calls' }, usage },
+      { type: 'finish', attempts: [], finish: { unified: 'tool-calls' }, usage },
     ];
     const c = new Collector();
     events.forEach((e) => c.push(e));

@@ -9,7 +9,7 @@ const usage = (input: number, output: number, reasoning = 0, cacheRead = 0): Usa
   output: { total: output, reasoning },
 });
 const start: StreamEvent = { type: 'start', id: 'up_1', model: 'gpt-test' };
-const stop = (u = usage(5, 3)): StreamEvent => ({ type: 'finish', finish: { unified: 'stop' }, usage: u });
+const stop = (u = usage(5, 3)): StreamEvent => ({ type: 'finish', attempts: [{ model: 'gpt-test', outcome: 'ok' }], finish: { unified: 'stop' }, usage: u });
 const text = (id: string, ...pieces: string[]): StreamEvent[] => [
   { type: 'text-start', id },
   ...pieces.map((t): StreamEvent => ({ type: 'text-delta', id, text: t })),
@@ -116,7 +116,7 @@ describe('encode-stream: golden sequences', () => {
       { type: 'tool-delta', id: 'c', json: 'on": "Par' },
       { type: 'tool-delta', id: 'c', json: 'is"}' },
       { type: 'tool-end', id: 'c' },
-      { type: 'finish', finish: { unified: 'tool-calls' }, usage: usage(1, 1) },
+      { type: 'finish', attempts: [], finish: { unified: 'tool-calls' }, usage: usage(1, 1) },
     ]);
     expectWellFormed(frames, events);
     expect(types(events).slice(2)).toEqual([
@@ -146,7 +146,7 @@ describe('encode-stream: golden sequences', () => {
       { type: 'tool-delta', id: 'a', json: '"P"}' },
       { type: 'tool-end', id: 'b' },
       { type: 'tool-end', id: 'a' },
-      { type: 'finish', finish: { unified: 'tool-calls' }, usage: usage(1, 1) },
+      { type: 'finish', attempts: [], finish: { unified: 'tool-calls' }, usage: usage(1, 1) },
     ]);
     expectWellFormed(frames, events);
     const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta');
@@ -164,7 +164,7 @@ describe('encode-stream: golden sequences', () => {
     let out: Array<{ event?: string; data: string }> = [];
     let s = s0;
     for (const ev of [start, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', text: 'Hal' },
-      { type: 'error', error: new GatewayError('rate_limit', 'slow down', { retryAfter: 3 }) }, stop()] as StreamEvent[]) {
+      { type: 'error', attempts: [{ model: 'gpt-test', outcome: 'error', reason: 'slow down' }], error: new GatewayError('rate_limit', 'slow down', { retryAfter: 3 }) }, stop()] as StreamEvent[]) {
       const [next, frames] = stream.step(s, ev);
       s = next;
       out = out.concat(frames);
@@ -184,7 +184,7 @@ describe('encode-stream: golden sequences', () => {
   });
 
   it('error before any block still opens the response first', () => {
-    const { events } = encodeEvents([{ type: 'error', error: new GatewayError('insufficient_balance', 'no funds') }]);
+    const { events } = encodeEvents([{ type: 'error', attempts: [], error: new GatewayError('insufficient_balance', 'no funds') }]);
     expect(types(events)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
     expect(events[2]).toMatchObject({ code: 'insufficient_quota', error: { type: 'insufficient_quota' } });
     expect(events[3].response.error.code).toBe('server_error');
@@ -196,7 +196,7 @@ describe('encode-stream: golden sequences', () => {
   });
 
   it('length: response.incomplete with max_output_tokens; the item the ceiling cut is incomplete, earlier ones completed', () => {
-    const { frames, events } = encodeEvents([start, ...text('a', 'whole'), ...text('t', 'cut'), { type: 'finish', finish: { unified: 'length' }, usage: usage(2, 1) }]);
+    const { frames, events } = encodeEvents([start, ...text('a', 'whole'), ...text('t', 'cut'), { type: 'finish', attempts: [], finish: { unified: 'length' }, usage: usage(2, 1) }]);
     expectWellFormed(frames, events);
     expect(events.at(-1)).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
     const done = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item.status);
@@ -206,7 +206,7 @@ describe('encode-stream: golden sequences', () => {
 
   it("refusal with an explanation: a message item with a refusal part, in the API's event order", () => {
     const explanation = 'The model refused this request.';
-    const { frames, events } = encodeEvents([start, { type: 'finish', finish: { unified: 'refusal', details: { type: 'refusal', explanation } }, usage: usage(2, 0) }]);
+    const { frames, events } = encodeEvents([start, { type: 'finish', attempts: [], finish: { unified: 'refusal', details: { type: 'refusal', explanation } }, usage: usage(2, 0) }]);
     expectWellFormed(frames, events);
     expect(types(events).slice(2)).toEqual([
       'response.output_item.added', 'response.content_part.added', 'response.refusal.delta', 'response.refusal.done',
@@ -219,7 +219,7 @@ describe('encode-stream: golden sequences', () => {
 
   it('refusal: response.incomplete with content_filter; open blocks are closed as incomplete', () => {
     const { frames, events } = encodeEvents([start, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', text: 'I' },
-      { type: 'finish', finish: { unified: 'refusal' }, usage: usage(2, 1) }]);
+      { type: 'finish', attempts: [], finish: { unified: 'refusal' }, usage: usage(2, 1) }]);
     expectWellFormed(frames, events);
     expect(types(events).slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.incomplete']);
     expect(events.at(-2)!.item.status).toBe('incomplete');
@@ -230,7 +230,8 @@ describe('encode-stream: golden sequences', () => {
     const { frames, events } = encodeEvents([
       start, { type: 'text-start', id: 't1' }, { type: 'text-delta', id: 't1', text: 'I can' },
       { type: 'fallback', from: 'gpt-test', to: 'backup', reason: 'refusal', outcome: 'refusal' },
-      ...text('t2', 'Sure.'), stop(),
+      ...text('t2', 'Sure.'),
+      { type: 'finish', attempts: [{ model: 'gpt-test', outcome: 'refusal', reason: 'refusal' }, { model: 'backup', outcome: 'ok' }], finish: { unified: 'stop' }, usage: usage(5, 3) },
     ]);
     expectWellFormed(frames, events);
     expect(types(events).filter((t) => t.includes('fallback'))).toEqual([]);
@@ -239,7 +240,19 @@ describe('encode-stream: golden sequences', () => {
     const final = events.at(-1)!.response;
     expect(final.model).toBe('backup');
     expect(final.output.map((o: any) => o.status)).toEqual(['incomplete', 'completed']);
+    // Reported as the pipeline's final event has them, not rebuilt from the fallback event.
     expect(final.switchyard.attempts).toEqual([{ model: 'gpt-test', outcome: 'refusal', reason: 'refusal' }, { model: 'backup', outcome: 'ok' }]);
+  });
+
+  it('reports the attempts of the final event exactly, deployment hops included, and builds none of its own', () => {
+    const hops = [
+      { model: 'gpt-test', deployment: 'gpt-test/east', outcome: 'error' as const, reason: 'upstream is down' },
+      { model: 'gpt-test', deployment: 'gpt-test/west', outcome: 'error' as const, reason: 'overloaded' },
+    ];
+    const failed = encodeEvents([start, ...text('t', 'Hi'), { type: 'error', attempts: hops, error: new GatewayError('overloaded', 'overloaded') }]).events.at(-1)!.response;
+    expect(failed.switchyard.attempts).toEqual(hops);
+    const done = encodeEvents([start, { type: 'fallback', from: 'gpt-test', to: 'backup', reason: 'x', outcome: 'error' }, { type: 'finish', attempts: [], finish: { unified: 'stop' }, usage: usage(1, 1) }]).events.at(-1)!.response;
+    expect(done.switchyard.attempts).toEqual([]);
   });
 });
 
@@ -259,7 +272,7 @@ describe.skipIf(!REFERENCE_PRESENT)('encode-stream: against the recorded streams
   }
   const finishFrom = (rec: Array<Record<string, any>>, unified: 'stop' | 'tool-calls'): StreamEvent => {
     const u = rec.at(-1)!.response.usage;
-    return { type: 'finish', finish: { unified }, usage: usage(u.input_tokens, u.output_tokens) };
+    return { type: 'finish', attempts: [], finish: { unified }, usage: usage(u.input_tokens, u.output_tokens) };
   };
 
   it('stream-text.sse', () => {

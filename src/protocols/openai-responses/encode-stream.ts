@@ -35,6 +35,7 @@ export interface ResponsesStreamState {
    * that event is a finish at the output ceiling (which cut it), else `completed`.
    */
   ending?: string;
+  /** The run's attempts, as the pipeline's final event (finish or error) reports them. */
   attempts: Attempt[];
   /** Which variant serves now: the first attempt's (from meta), then each fallback's. */
   variant?: 'standard' | 'fast';
@@ -64,8 +65,9 @@ export const stream: StreamTranslator<ResponsesStreamState, StreamEvent, SseFram
   },
   end(s) {
     if (s.done) return [];
-    // The pipeline always ends with finish or error; a stream that stops short is reported, not hidden.
-    const [, frames] = stream.step(s, { type: 'error', error: new GatewayErrorClass('api_error', 'stream ended before the response finished') });
+    // The pipeline always ends with finish or error; a stream that stops short is reported, not
+    // hidden. No record of its attempts reached the encoder, and the encoder makes none up.
+    const [, frames] = stream.step(s, { type: 'error', error: new GatewayErrorClass('api_error', 'stream ended before the response finished'), attempts: s.attempts });
     return frames;
   },
 };
@@ -115,7 +117,6 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
     }
     case 'fallback':
       closeAll(s, emit);
-      s.attempts.push({ model: ev.from, outcome: ev.outcome, reason: ev.reason });
       s.model = ev.to;
       s.variant = ev.variant;
       return;
@@ -125,7 +126,7 @@ function onEvent(s: ResponsesStreamState, ev: StreamEvent, emit: Emit): void {
     case 'finish':
       return finish(s, ev.finish, ev.usage, emit, ev.attempts, ev.cost);
     case 'error':
-      return fail(s, ev.error, emit);
+      return fail(s, ev.error, emit, ev.attempts);
   }
 }
 
@@ -198,13 +199,11 @@ function closeAll(s: ResponsesStreamState, emit: Emit): void {
   for (const [id, b] of [...s.open.entries()].sort((x, y) => x[1].index - y[1].index)) closeBlock(s, id, b, 'incomplete', emit);
 }
 
-function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, attempts?: Attempt[], cost?: bigint): void {
+function finish(s: ResponsesStreamState, f: Finish, usage: Usage, emit: Emit, attempts: Attempt[], cost?: bigint): void {
   closeAll(s, emit);
   const refusal = refusalExplanation(f);
   if (refusal) emitRefusal(s, refusal, emit);
-  // The pipeline's record when it gave one (it has the hops between deployments too).
-  if (attempts) s.attempts = [...attempts];
-  else s.attempts.push({ model: s.model, outcome: f.unified === 'refusal' ? 'refusal' : 'ok' });
+  s.attempts = [...attempts];
   const { status, incomplete } = statusOf(f);
   const response = shell(s, { status, usage, cost, incomplete, error: null }, true);
   emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
@@ -227,7 +226,7 @@ function emitRefusal(s: ResponsesStreamState, refusal: string, emit: Emit): void
 }
 
 /** Mid-stream failure: an `error` event, then `response.failed`; the stream then ends cleanly. */
-function fail(s: ResponsesStreamState, err: GatewayError, emit: Emit): void {
+function fail(s: ResponsesStreamState, err: GatewayError, emit: Emit, attempts: Attempt[]): void {
   const code = errorCode(err);
   const param = err.param ?? null;
   // Top-level fields are the official ResponseErrorEvent; the nested `error` is what the live API
@@ -239,7 +238,7 @@ function fail(s: ResponsesStreamState, err: GatewayError, emit: Emit): void {
     if (item) s.output[b.index] = { ...item, status: 'incomplete' };
   }
   s.open.clear();
-  s.attempts.push({ model: s.model, outcome: 'error', reason: err.message });
+  s.attempts = [...attempts];
   const response = shell(s, { status: 'failed', usage: null, incomplete: null, error: { code: responseErrorCode(err), message: err.message } }, true);
   emit('response.failed', { response });
   s.done = true;

@@ -20,7 +20,7 @@ function reasoning(provider: string, opaque: boolean, text = 'thinking'): Stream
     ...(text ? [{ type: 'reasoning-delta', id: 'r', text } as const] : []),
     { type: 'reasoning-signature', id: 'r', signature: 'SIG+/=' + provider },
     { type: 'reasoning-end', id: 'r' },
-    { type: 'finish', finish: { unified: 'stop' }, usage },
+    { type: 'finish', attempts: [], finish: { unified: 'stop' }, usage },
   ];
 }
 

@@ -1,4 +1,4 @@
-import { GatewayError, THINKING_FAMILY, emptyUsage, type Citation, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, THINKING_FAMILY, emptyUsage, type Citation, type Finish, type ReasoningOrigin, type UpstreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
 
 /** `stop_reason` (+ `stop_sequence`, `stop_details`) -> IR finish. */
@@ -60,12 +60,12 @@ export function mergeUsage(into: Usage, u: unknown): Usage {
 }
 
 /** A non-streamed Message -> the IR events a stream of it would have produced. */
-export function decodeResponse(body: unknown): StreamEvent[] {
+export function decodeResponse(body: unknown): UpstreamEvent[] {
   if (!isObject(body) || body.type === 'error') {
     throw new GatewayError('bad_gateway', 'upstream sent an unusable message body');
   }
   const usage = mergeUsage(emptyUsage(), body.usage);
-  const out: StreamEvent[] = [
+  const out: UpstreamEvent[] = [
     { type: 'start', id: str(body.id), model: str(body.model), usage: { input: usage.input, output: { total: 0, reasoning: 0 } } },
   ];
   const content = Array.isArray(body.content) ? body.content : [];
@@ -76,7 +76,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
   return out;
 }
 
-function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[] {
+function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): UpstreamEvent[] {
   switch (b.type) {
     case 'text':
       return [
@@ -111,7 +111,7 @@ function decodeBlock(b: Json, id: string, origin: ReasoningOrigin): StreamEvent[
  * A server tool's result block (`web_search_tool_result`, `web_fetch_tool_result`,
  * `code_execution_tool_result`, ...: every `*_tool_result` but the client's `tool_result`), whole.
  */
-export function serverToolResult(b: Json, id: string): StreamEvent | undefined {
+export function serverToolResult(b: Json, id: string): UpstreamEvent | undefined {
   const kind = str(b.type);
   if (!kind.endsWith('_tool_result') || kind === 'tool_result') return undefined;
   return { type: 'server-tool-result', id, toolCallId: str(b.tool_use_id), kind, content: b.content };

@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type Citation, type Finish, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Citation, type Finish, type UpstreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
@@ -27,7 +27,7 @@ export function initMessagesStream(): MessagesStreamState {
  * Messages stream events -> IR events. `message_stop` closes whatever is still open: a stream cut
  * by max_tokens inside a tool_use never sends that block's `content_block_stop`.
  */
-export const decodeMessagesStream: StreamTranslator<MessagesStreamState, SseEvent, StreamEvent> = {
+export const decodeMessagesStream: StreamTranslator<MessagesStreamState, SseEvent, UpstreamEvent> = {
   step(prev, sse) {
     if (prev.done) return [prev, []];
     const ev = parseEventJson(sse.data);
@@ -35,7 +35,7 @@ export const decodeMessagesStream: StreamTranslator<MessagesStreamState, SseEven
     if (type === 'error') throw decodeStreamError(ev);
     if (type === 'ping' || type === undefined) return [prev, []];
     const s: MessagesStreamState = { ...prev, open: { ...prev.open } };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     switch (type) {
       case 'message_start':
         onMessageStart(s, isObject(ev.message) ? ev.message : {}, out);
@@ -65,13 +65,13 @@ export const decodeMessagesStream: StreamTranslator<MessagesStreamState, SseEven
   end(state) {
     if (state.done || state.finish === undefined) return [];
     const s: MessagesStreamState = { ...state, open: { ...state.open } };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     finishStream(s, out);
     return out;
   },
 };
 
-function onMessageStart(s: MessagesStreamState, message: Json, out: StreamEvent[]): void {
+function onMessageStart(s: MessagesStreamState, message: Json, out: UpstreamEvent[]): void {
   if (s.started) return;
   s.started = true;
   s.model = str(message.model) || undefined;
@@ -80,7 +80,7 @@ function onMessageStart(s: MessagesStreamState, message: Json, out: StreamEvent[
   out.push({ type: 'start', id: str(message.id), model: str(message.model), usage: { input: { ...s.usage.input }, output: { total: 0, reasoning: 0 } } });
 }
 
-function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: StreamEvent[]): void {
+function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: UpstreamEvent[]): void {
   const id = String(s.nextId++);
   switch (block.type) {
     case 'text': {
@@ -118,7 +118,7 @@ function onBlockStart(s: MessagesStreamState, index: number, block: Json, out: S
   }
 }
 
-function onBlockDelta(s: MessagesStreamState, index: number, delta: Json, out: StreamEvent[]): void {
+function onBlockDelta(s: MessagesStreamState, index: number, delta: Json, out: UpstreamEvent[]): void {
   const block = s.open[index];
   if (!block) return;
   const id = block.id;
@@ -145,7 +145,7 @@ function onBlockDelta(s: MessagesStreamState, index: number, delta: Json, out: S
   }
 }
 
-function closeBlock(s: MessagesStreamState, index: number, out: StreamEvent[]): void {
+function closeBlock(s: MessagesStreamState, index: number, out: UpstreamEvent[]): void {
   const block = s.open[index];
   if (!block) return;
   delete s.open[index];
@@ -154,7 +154,7 @@ function closeBlock(s: MessagesStreamState, index: number, out: StreamEvent[]): 
   out.push({ type, id: block.id });
 }
 
-function finishStream(s: MessagesStreamState, out: StreamEvent[]): void {
+function finishStream(s: MessagesStreamState, out: UpstreamEvent[]): void {
   if (!s.started) throw new GatewayError('bad_gateway', 'upstream stream ended before message_start', { retryable: true });
   for (const index of Object.keys(s.open)) closeBlock(s, Number(index), out);
   s.done = true;

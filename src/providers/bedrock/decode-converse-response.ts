@@ -1,13 +1,13 @@
-import { GatewayError, type StreamEvent } from '../../ir/index.js';
+import { GatewayError, type UpstreamEvent } from '../../ir/index.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
 import { converseOrigin, decodeConverseUsage, decodeStopReason, redactedData } from './decode-converse.js';
 
 /** A whole Converse answer (`output.message`, `stopReason`, `usage`) -> the IR events its stream would have produced. */
-export function decodeConverseResponse(body: unknown, model: string): StreamEvent[] {
+export function decodeConverseResponse(body: unknown, model: string): UpstreamEvent[] {
   const message = isObject(body) && isObject(body.output) && isObject(body.output.message) ? body.output.message : undefined;
   if (!isObject(body) || !message) throw new GatewayError('bad_gateway', 'upstream sent an unusable Converse body');
   const usage = decodeConverseUsage(body.usage, body.serviceTier);
-  const out: StreamEvent[] = [{ type: 'start', id: '', model, usage: { input: usage.input, output: { total: 0, reasoning: 0 } } }];
+  const out: UpstreamEvent[] = [{ type: 'start', id: '', model, usage: { input: usage.input, output: { total: 0, reasoning: 0 } } }];
   const content = Array.isArray(message.content) ? message.content : [];
   content.forEach((block, i) => {
     if (isObject(block)) out.push(...decodeBlock(block, String(i), model));
@@ -16,7 +16,7 @@ export function decodeConverseResponse(body: unknown, model: string): StreamEven
   return out;
 }
 
-function decodeBlock(b: Json, id: string, model: string): StreamEvent[] {
+function decodeBlock(b: Json, id: string, model: string): UpstreamEvent[] {
   if (typeof b.text === 'string') {
     return [{ type: 'text-start', id }, ...(b.text ? [{ type: 'text-delta' as const, id, text: b.text }] : []), { type: 'text-end', id }];
   }

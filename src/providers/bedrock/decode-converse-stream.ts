@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type Finish, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type UpstreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
@@ -28,13 +28,13 @@ export function initConverseStream(model: string): ConverseStreamState {
  * name and id, and its input arrives as string fragments. `messageStop` says why it stopped, and
  * `metadata` (after it) the usage: the finish is emitted when the stream ends.
  */
-export const decodeConverseStream: StreamTranslator<ConverseStreamState, SseEvent, StreamEvent> = {
+export const decodeConverseStream: StreamTranslator<ConverseStreamState, SseEvent, UpstreamEvent> = {
   step(prev, frame) {
     const type = frame.event ?? '';
     if (type.startsWith(EXCEPTION_PREFIX)) throw decodeStreamException(type.slice(EXCEPTION_PREFIX.length), frame.data);
     const ev = parseEventJson(frame.data);
     const s: ConverseStreamState = { ...prev, open: { ...prev.open } };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     if (!s.started && type !== 'metadata') {
       s.started = true;
       out.push({ type: 'start', id: '', model: s.model });
@@ -71,14 +71,14 @@ export const decodeConverseStream: StreamTranslator<ConverseStreamState, SseEven
       throw new GatewayError('bad_gateway', 'upstream stream ended before messageStop', { retryable: true });
     }
     const s: ConverseStreamState = { ...state, open: { ...state.open } };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     for (const index of Object.keys(s.open)) close(s, Number(index), out);
     out.push({ type: 'finish', finish: s.finish!, usage: s.usage });
     return out;
   },
 };
 
-function onDelta(s: ConverseStreamState, index: number, delta: Json, out: StreamEvent[]): void {
+function onDelta(s: ConverseStreamState, index: number, delta: Json, out: UpstreamEvent[]): void {
   if (typeof delta.text === 'string') {
     const id = ensure(s, index, 'text', out);
     if (delta.text) out.push({ type: 'text-delta', id, text: delta.text });
@@ -103,7 +103,7 @@ function onDelta(s: ConverseStreamState, index: number, delta: Json, out: Stream
   if (str(r.signature)) out.push({ type: 'reasoning-signature', id, signature: str(r.signature) });
 }
 
-function ensure(s: ConverseStreamState, index: number, kind: Kind, out: StreamEvent[]): string {
+function ensure(s: ConverseStreamState, index: number, kind: Kind, out: UpstreamEvent[]): string {
   const open = s.open[index];
   if (open?.kind === kind) return open.id;
   if (open) close(s, index, out);
@@ -113,7 +113,7 @@ function ensure(s: ConverseStreamState, index: number, kind: Kind, out: StreamEv
   return id;
 }
 
-function close(s: ConverseStreamState, index: number, out: StreamEvent[]): void {
+function close(s: ConverseStreamState, index: number, out: UpstreamEvent[]): void {
   const block = s.open[index];
   if (!block) return;
   delete s.open[index];

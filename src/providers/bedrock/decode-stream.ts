@@ -1,4 +1,4 @@
-import { GatewayError, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
+import { GatewayError, type UpstreamEvent, type StreamTranslator } from '../../ir/index.js';
 import { decodeMessagesStream, initMessagesStream, type MessagesStreamState } from '../anthropic/decode-stream.js';
 import { str } from '../shared/read-json.js';
 import type { SseEvent } from '../../util/sse-parse.js';
@@ -16,7 +16,7 @@ export const initInvokeStream = initMessagesStream;
  * `message_stop` is not read: usage is the Anthropic events' own, as in a non-streamed answer.
  * An exception frame is a typed GatewayError.
  */
-export const decodeInvokeStream: StreamTranslator<InvokeStreamState, SseEvent, StreamEvent> = {
+export const decodeInvokeStream: StreamTranslator<InvokeStreamState, SseEvent, UpstreamEvent> = {
   step(state, frame) {
     const type = frame.event ?? '';
     if (type.startsWith(EXCEPTION_PREFIX)) throw decodeStreamException(type.slice(EXCEPTION_PREFIX.length), frame.data);

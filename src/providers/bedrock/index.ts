@@ -1,4 +1,4 @@
-import { MESSAGES_EXT, THINKING_FAMILY, type StreamEvent } from '../../ir/index.js';
+import { MESSAGES_EXT, THINKING_FAMILY, type UpstreamEvent } from '../../ir/index.js';
 import { decodeResponse as decodeMessage } from '../anthropic/decode-response.js';
 import { streamUpstream } from '../transport/stream-upstream.js';
 import type { Provider, ProviderCall } from '../types.js';
@@ -69,7 +69,7 @@ export const bedrockProvider = {
 } satisfies Provider;
 
 /** What the request lost, reported ahead of the answer (the pipeline puts it in the headers). */
-async function* withWarnings(warnings: string[], events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+async function* withWarnings(warnings: string[], events: AsyncIterable<UpstreamEvent>): AsyncGenerator<UpstreamEvent> {
   for (const message of warnings) yield { type: 'warning', message };
   yield* events;
 }

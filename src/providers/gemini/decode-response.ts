@@ -1,9 +1,9 @@
-import { GatewayError, runTranslator, type StreamEvent } from '../../ir/index.js';
+import { GatewayError, runTranslator, type UpstreamEvent } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
 import { decodeChunks, initGeminiStream } from './decode-stream.js';
 
 /** A whole `GenerateContentResponse` -> the IR events its stream would have produced. */
-export function decodeResponse(body: unknown, callIdPrefix: string): StreamEvent[] {
+export function decodeResponse(body: unknown, callIdPrefix: string): UpstreamEvent[] {
   if (!isObject(body) || isObject(body.error)) {
     throw new GatewayError('bad_gateway', 'upstream sent an unusable generateContent body');
   }

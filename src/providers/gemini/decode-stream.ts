@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type Finish, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type UpstreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { isObject, str, type Json } from '../shared/read-json.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
@@ -31,11 +31,11 @@ export function initGeminiStream(callIdPrefix: string): GeminiStreamState {
  * when none follows), byte for byte. Each function call is whole in one part and gets a minted id.
  * The finish comes at the end, when the last chunk (with the final usage) has been read.
  */
-export const decodeChunks: StreamTranslator<GeminiStreamState, Json, StreamEvent> = {
+export const decodeChunks: StreamTranslator<GeminiStreamState, Json, UpstreamEvent> = {
   step(prev, chunk) {
     if (isObject(chunk.error)) throw decodeStreamError(chunk);
     const s: GeminiStreamState = { ...prev };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     if (!s.started) {
       s.started = true;
       s.model = str(chunk.modelVersion) || undefined;
@@ -56,7 +56,7 @@ export const decodeChunks: StreamTranslator<GeminiStreamState, Json, StreamEvent
   end(state) {
     if (state.finish === undefined) return [];
     const s: GeminiStreamState = { ...state };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     closeOpen(s, out);
     // A turn of function calls that ended for another reason (length) keeps that reason.
     const finish = s.finish!.unified === 'stop' && s.sawToolCall ? { ...s.finish!, unified: 'tool-calls' as const } : s.finish!;
@@ -65,7 +65,7 @@ export const decodeChunks: StreamTranslator<GeminiStreamState, Json, StreamEvent
   },
 };
 
-function decodePart(s: GeminiStreamState, part: Json, out: StreamEvent[]): void {
+function decodePart(s: GeminiStreamState, part: Json, out: UpstreamEvent[]): void {
   const signature = str(part.thoughtSignature);
   if (part.thought === true) {
     const id = ensureOpen(s, 'reasoning', out);
@@ -99,7 +99,7 @@ function decodePart(s: GeminiStreamState, part: Json, out: StreamEvent[]): void 
   // Other parts (inline images, executable code and its results) have no IR stream home yet.
 }
 
-function ensureOpen(s: GeminiStreamState, kind: 'text' | 'reasoning', out: StreamEvent[]): string {
+function ensureOpen(s: GeminiStreamState, kind: 'text' | 'reasoning', out: UpstreamEvent[]): string {
   if (s.open?.kind === kind) return s.open.id;
   closeOpen(s, out);
   const id = String(s.nextId++);
@@ -108,14 +108,14 @@ function ensureOpen(s: GeminiStreamState, kind: 'text' | 'reasoning', out: Strea
   return id;
 }
 
-function closeOpen(s: GeminiStreamState, out: StreamEvent[]): void {
+function closeOpen(s: GeminiStreamState, out: UpstreamEvent[]): void {
   if (!s.open) return;
   out.push({ type: s.open.kind === 'text' ? 'text-end' : 'reasoning-end', id: s.open.id });
   s.open = undefined;
 }
 
 /** The SSE form (`streamGenerateContent?alt=sse`): every event's data is one chunk. */
-export const decodeGeminiStream: StreamTranslator<GeminiStreamState, SseEvent, StreamEvent> = {
+export const decodeGeminiStream: StreamTranslator<GeminiStreamState, SseEvent, UpstreamEvent> = {
   step(state, sse) {
     if (sse.data.trim() === '') return [state, []];
     return decodeChunks.step(state, parseEventJson(sse.data));

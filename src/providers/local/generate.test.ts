@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ReasoningPart, StreamEvent, TextPart, Tool, ToolCallPart } from '../../ir/index.js';
+import type { Message, ReasoningPart, UpstreamEvent, TextPart, Tool, ToolCallPart } from '../../ir/index.js';
 import { countRequestTokens, countTokens } from '../../util/tokenizer.js';
 import { localProvider } from './index.js';
 import { makeCall, makeRequest, run, schemaValidator } from './local-call.test-helper.js';
@@ -57,7 +57,7 @@ describe('local provider: answers', () => {
   it('reports exact usage: input by countRequestTokens, output by the tokenizer over the emitted text', async () => {
     const req = makeRequest({ messages: [user('Ünïcödé and emoji 🎉 and 日本語, please echo them back')] });
     const { result, events } = await run(makeCall(req));
-    const start = events[0] as Extract<StreamEvent, { type: 'start' }>;
+    const start = events[0] as Extract<UpstreamEvent, { type: 'start' }>;
     expect(start.usage?.input.noCache).toBe(countRequestTokens(req));
     expect(result.usage.input.noCache).toBe(countRequestTokens(req));
     expect(result.usage.output.total).toBe(countTokens(texts(result.content)));
@@ -250,9 +250,9 @@ describe('local provider: pacing and abort', () => {
 
   it('stops within a few ms of an abort, with no further events', async () => {
     const ac = new AbortController();
-    const events: StreamEvent[] = [];
+    const events: UpstreamEvent[] = [];
     const iterator = localProvider.stream(makeCall(makeRequest({ stream: true }), { tokensPerSecond: 2, signal: ac.signal }))[Symbol.asyncIterator]();
-    for (let i = 0; i < 3; i++) events.push((await iterator.next()).value as StreamEvent);
+    for (let i = 0; i < 3; i++) events.push((await iterator.next()).value as UpstreamEvent);
     // The next token is ~500 ms away; the abort must end that wait at once.
     const pending = iterator.next();
     setTimeout(() => ac.abort(), 5);

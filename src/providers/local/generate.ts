@@ -10,7 +10,7 @@
  *   aborter gave one) and emits nothing more; the pipeline reads an aborted signal as a client
  *   disconnect.
  */
-import type { StreamEvent, Usage } from '../../ir/index.js';
+import type { UpstreamEvent, Usage } from '../../ir/index.js';
 import { countRequestTokensAsync, tokenPieces } from '../../util/tokenizer.js';
 import type { ProviderCall } from '../types.js';
 import { deriveId } from './make-seed.js';
@@ -28,7 +28,7 @@ interface Budget {
 /** The registry key of the built-in models, also their reasoning signatures' family. */
 export const LOCAL_KIND = 'local';
 
-export async function* generate(call: ProviderCall): AsyncGenerator<StreamEvent> {
+export async function* generate(call: ProviderCall): AsyncGenerator<UpstreamEvent> {
   // One abort check in front of every event: after an abort nothing more is yielded.
   for await (const event of produce(call)) {
     call.signal.throwIfAborted();
@@ -36,7 +36,7 @@ export async function* generate(call: ProviderCall): AsyncGenerator<StreamEvent>
   }
 }
 
-async function* produce(call: ProviderCall): AsyncGenerator<StreamEvent> {
+async function* produce(call: ProviderCall): AsyncGenerator<UpstreamEvent> {
   const { request, target, signal } = call;
   signal.throwIfAborted();
   checkReasoningSignatures(request.messages);
@@ -67,7 +67,7 @@ async function* streamBlock(
   budget: Budget,
   pacer: Pacer,
   model: string,
-): AsyncGenerator<StreamEvent> {
+): AsyncGenerator<UpstreamEvent> {
   const content = block.kind === 'tool' ? block.json : block.text;
   const pieces = tokenPieces(content);
   if (pieces.length === 0 && block.kind !== 'tool') return;

@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { baseRequest } from '../../../test/support/ir-fixtures.js';
-import { Collector, type Request, type StreamEvent } from '../../ir/index.js';
+import { Collector, type Request, type UpstreamEvent } from '../../ir/index.js';
 import type { ProviderCall } from '../types.js';
 import { localProvider } from './index.js';
 
@@ -35,8 +35,8 @@ export function makeCall(
   };
 }
 
-export async function run(call: ProviderCall): Promise<{ events: StreamEvent[]; result: Collector }> {
-  const events: StreamEvent[] = [];
+export async function run(call: ProviderCall): Promise<{ events: UpstreamEvent[]; result: Collector }> {
+  const events: UpstreamEvent[] = [];
   const result = new Collector();
   for await (const ev of localProvider.stream(call)) {
     events.push(ev);
@@ -47,7 +47,7 @@ export async function run(call: ProviderCall): Promise<{ events: StreamEvent[]; 
 }
 
 /** start, then blocks that open, carry deltas of their own kind and close, then finish. */
-export function expectWellFormed(events: StreamEvent[]): void {
+export function expectWellFormed(events: UpstreamEvent[]): void {
   expect(events[0]?.type).toBe('start');
   expect(events.at(-1)?.type).toBe('finish');
   let open: { id: string; kind: string } | undefined;

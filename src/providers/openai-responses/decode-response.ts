@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, namespacedToolName, type Finish, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, namespacedToolName, type Finish, type UpstreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, num, str, type Json } from '../shared/read-json.js';
 import { reasoningOrigin } from './api.js';
 import { decodeStreamError } from './decode-error.js';
@@ -44,11 +44,11 @@ export function decodeUsage(u: unknown, response?: unknown): Usage {
 }
 
 /** A non-streamed Response -> the IR events a stream of it would have produced. */
-export function decodeResponse(body: unknown): StreamEvent[] {
+export function decodeResponse(body: unknown): UpstreamEvent[] {
   if (!isObject(body)) throw new GatewayError('bad_gateway', 'upstream sent a Response that is not an object');
   if (body.status === 'failed') throw decodeStreamError({ response: body });
   if (isObject(body.error)) throw decodeStreamError(body);
-  const out: StreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
+  const out: UpstreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
   let n = 0;
   let sawToolCall = false;
   let refused = false;

@@ -1,4 +1,4 @@
-import { GatewayError, namespacedToolName, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
+import { GatewayError, namespacedToolName, type UpstreamEvent, type StreamTranslator } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { reasoningOrigin } from './api.js';
@@ -36,14 +36,14 @@ export function initResponsesStream(): ResponsesStreamState {
  * blank line, and its final `encrypted_content` (it changes between `added` and `done`) becomes
  * the block's signature. Hosted tool items have no IR home and are skipped.
  */
-export const decodeResponsesStream: StreamTranslator<ResponsesStreamState, SseEvent, StreamEvent> = {
+export const decodeResponsesStream: StreamTranslator<ResponsesStreamState, SseEvent, UpstreamEvent> = {
   step(prev, sse) {
     if (prev.done) return [prev, []];
     const ev = parseEventJson(sse.data);
     const type = typeof ev.type === 'string' ? ev.type : sse.event;
     if (type === 'error' || type === 'response.failed') throw decodeStreamError(ev);
     const s: ResponsesStreamState = { ...prev, items: { ...prev.items } };
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     if (!s.started && type === 'response.created') {
       s.started = true;
       const r = isObject(ev.response) ? ev.response : {};
@@ -57,7 +57,7 @@ export const decodeResponsesStream: StreamTranslator<ResponsesStreamState, SseEv
   },
 };
 
-function onEvent(s: ResponsesStreamState, type: string, ev: Json, out: StreamEvent[]): void {
+function onEvent(s: ResponsesStreamState, type: string, ev: Json, out: UpstreamEvent[]): void {
   const index = typeof ev.output_index === 'number' ? ev.output_index : -1;
   // Copy-on-write: the state handed in stays as it was (the reducer is pure).
   const item = s.items[index] ? (s.items[index] = { ...s.items[index] }) : undefined;
@@ -101,13 +101,13 @@ function onEvent(s: ResponsesStreamState, type: string, ev: Json, out: StreamEve
   }
 }
 
-function open(s: ResponsesStreamState, out: StreamEvent[], type: 'text-start'): string {
+function open(s: ResponsesStreamState, out: UpstreamEvent[], type: 'text-start'): string {
   const id = String(s.nextId++);
   out.push({ type, id });
   return id;
 }
 
-function openItem(s: ResponsesStreamState, index: number, item: Json, out: StreamEvent[]): void {
+function openItem(s: ResponsesStreamState, index: number, item: Json, out: UpstreamEvent[]): void {
   if (item.type === 'message') {
     s.items[index] = { kind: 'text', seen: 0 };
   } else if (item.type === 'reasoning') {
@@ -122,7 +122,7 @@ function openItem(s: ResponsesStreamState, index: number, item: Json, out: Strea
   }
 }
 
-function closeItem(s: ResponsesStreamState, index: number, item: Json, out: StreamEvent[]): void {
+function closeItem(s: ResponsesStreamState, index: number, item: Json, out: UpstreamEvent[]): void {
   const open = s.items[index];
   if (!open) return;
   delete s.items[index];
@@ -142,7 +142,7 @@ function closeItem(s: ResponsesStreamState, index: number, item: Json, out: Stre
   out.push({ type: 'tool-end', id });
 }
 
-function finish(s: ResponsesStreamState, response: Json, out: StreamEvent[]): void {
+function finish(s: ResponsesStreamState, response: Json, out: UpstreamEvent[]): void {
   for (const key of Object.keys(s.items)) closeItem(s, Number(key), {}, out);
   s.done = true;
   out.push({ type: 'finish', finish: decodeFinish(response, s.sawToolCall, s.refused), usage: decodeUsage(response.usage, response) });

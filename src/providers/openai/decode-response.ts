@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type Finish, type ReasoningOrigin, type StreamEvent, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type Finish, type ReasoningOrigin, type UpstreamEvent, type Usage } from '../../ir/index.js';
 import { isObject, num, str } from '../shared/read-json.js';
 import { OPENAI_KIND } from './api.js';
 
@@ -61,7 +61,7 @@ export function decodeUsage(u: unknown, serviceTier?: unknown): Usage {
 }
 
 /** A non-streamed chat completion -> the IR events a stream of it would have produced. */
-export function decodeResponse(body: unknown): StreamEvent[] {
+export function decodeResponse(body: unknown): UpstreamEvent[] {
   if (!isObject(body)) throw new GatewayError('bad_gateway', 'upstream sent a chat completion that is not an object');
   if (body.error !== undefined) throw new GatewayError('bad_gateway', 'upstream sent an error object with a success status');
   const choices = Array.isArray(body.choices) ? body.choices : [];
@@ -70,7 +70,7 @@ export function decodeResponse(body: unknown): StreamEvent[] {
     throw new GatewayError('bad_gateway', 'upstream chat completion has no choice 0');
   }
   const msg = choice.message;
-  const out: StreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
+  const out: UpstreamEvent[] = [{ type: 'start', id: str(body.id), model: str(body.model) }];
   let n = 0;
   if (typeof msg.reasoning_content === 'string' && msg.reasoning_content) {
     const id = String(n++);

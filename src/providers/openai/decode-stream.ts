@@ -1,4 +1,4 @@
-import { GatewayError, emptyUsage, type StreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
+import { GatewayError, emptyUsage, type UpstreamEvent, type StreamTranslator, type Usage } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { parseEventJson } from '../transport/parse-event-json.js';
 import { decodeStreamError } from './decode-error.js';
@@ -39,7 +39,7 @@ export function initChatStream(): ChatStreamState {
  * Chat completion chunks -> IR events. Only choice 0 is followed (n>1 streams). The finish is
  * emitted at `[DONE]` (or at the end of the body) so the trailing usage chunk is included.
  */
-export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, StreamEvent> = {
+export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, UpstreamEvent> = {
   step(prev, sse) {
     if (prev.done) return [prev, []];
     if (sse.data.trim() === '[DONE]') {
@@ -49,7 +49,7 @@ export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, Strea
     const chunk = parseEventJson(sse.data);
     if (chunk.error !== undefined && chunk.error !== null) throw decodeStreamError(chunk);
     const s = clone(prev);
-    const out: StreamEvent[] = [];
+    const out: UpstreamEvent[] = [];
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = choices.find((c): c is Json => isObject(c) && (c.index ?? 0) === 0);
     // Azure opens with an id-less, choice-less prompt-filter chunk: wait for a real one.
@@ -65,7 +65,7 @@ export const decodeChatStream: StreamTranslator<ChatStreamState, SseEvent, Strea
   },
 };
 
-function stepChoice(s: ChatStreamState, choice: Json, out: StreamEvent[]): void {
+function stepChoice(s: ChatStreamState, choice: Json, out: UpstreamEvent[]): void {
   const delta = isObject(choice.delta) ? choice.delta : {};
   const reasoning = str(delta.reasoning_content) || str(delta.reasoning);
   if (reasoning) emitFlat(s, 'reasoning', reasoning, out);
@@ -87,7 +87,7 @@ function stepChoice(s: ChatStreamState, choice: Json, out: StreamEvent[]): void 
 }
 
 /** Text and reasoning deltas: open a block of that kind, closing the other one first. */
-function emitFlat(s: ChatStreamState, kind: 'text' | 'reasoning', text: string, out: StreamEvent[]): void {
+function emitFlat(s: ChatStreamState, kind: 'text' | 'reasoning', text: string, out: UpstreamEvent[]): void {
   if (s.current?.kind !== kind) {
     closeCurrent(s, out);
     const id = String(s.nextId++);
@@ -98,7 +98,7 @@ function emitFlat(s: ChatStreamState, kind: 'text' | 'reasoning', text: string, 
   out.push(kind === 'text' ? { type: 'text-delta', id, text } : { type: 'reasoning-delta', id, text });
 }
 
-function stepToolCall(s: ChatStreamState, tc: Json, position: number, out: StreamEvent[]): void {
+function stepToolCall(s: ChatStreamState, tc: Json, position: number, out: UpstreamEvent[]): void {
   const index = typeof tc.index === 'number' ? tc.index : position;
   const fn = isObject(tc.function) ? tc.function : {};
   const slot = (s.tools[index] ??= { callId: '', name: '', pending: '', closed: false });
@@ -114,7 +114,7 @@ function stepToolCall(s: ChatStreamState, tc: Json, position: number, out: Strea
   if (args) out.push({ type: 'tool-delta', id: slot.id, json: args });
 }
 
-function openTool(s: ChatStreamState, slot: ToolSlot, index: number, out: StreamEvent[]): void {
+function openTool(s: ChatStreamState, slot: ToolSlot, index: number, out: UpstreamEvent[]): void {
   closeCurrent(s, out);
   slot.id = String(s.nextId++);
   out.push({ type: 'tool-start', id: slot.id, toolCallId: slot.callId || `call_${index}`, name: slot.name });
@@ -122,13 +122,13 @@ function openTool(s: ChatStreamState, slot: ToolSlot, index: number, out: Stream
   slot.pending = '';
 }
 
-function closeCurrent(s: ChatStreamState, out: StreamEvent[]): void {
+function closeCurrent(s: ChatStreamState, out: UpstreamEvent[]): void {
   if (!s.current) return;
   out.push({ type: s.current.kind === 'text' ? 'text-end' : 'reasoning-end', id: s.current.id });
   s.current = undefined;
 }
 
-function closeAll(s: ChatStreamState, out: StreamEvent[]): void {
+function closeAll(s: ChatStreamState, out: UpstreamEvent[]): void {
   closeCurrent(s, out);
   for (const [key, slot] of Object.entries(s.tools)) {
     if (slot.closed) continue;
@@ -138,14 +138,14 @@ function closeAll(s: ChatStreamState, out: StreamEvent[]): void {
   }
 }
 
-function startStream(s: ChatStreamState, chunk: Json, out: StreamEvent[]): void {
+function startStream(s: ChatStreamState, chunk: Json, out: UpstreamEvent[]): void {
   s.started = true;
   s.model = str(chunk.model) || undefined;
   out.push({ type: 'start', id: str(chunk.id), model: str(chunk.model) });
 }
 
-function finishStream(s: ChatStreamState): [ChatStreamState, StreamEvent[]] {
-  const out: StreamEvent[] = [];
+function finishStream(s: ChatStreamState): [ChatStreamState, UpstreamEvent[]] {
+  const out: UpstreamEvent[] = [];
   if (!s.started) startStream(s, {}, out);
   closeAll(s, out);
   s.done = true;

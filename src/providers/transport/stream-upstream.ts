@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { GatewayError, type StreamEvent } from '../../ir/index.js';
+import { GatewayError, type UpstreamEvent } from '../../ir/index.js';
 import { parseSse } from '../../util/sse-parse.js';
 import type { ProviderCall } from '../types.js';
 import { agentFor } from './agents.js';
@@ -18,7 +18,7 @@ export async function* streamUpstream<S>(
   call: ProviderCall,
   exchange: UpstreamExchange<S>,
   retry: RetryOptions = defaultRetryOptions,
-): AsyncGenerator<StreamEvent> {
+): AsyncGenerator<UpstreamEvent> {
   const maxRetries = call.target.maxRetries ?? call.target.provider.maxRetries;
   for (let attempt = 0; ; attempt++) {
     let yielded = false;
@@ -43,7 +43,7 @@ export async function* streamUpstream<S>(
 }
 
 /** One try, watched by the call's observer (telemetry) when it has one. */
-async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, resend: number): AsyncGenerator<StreamEvent> {
+async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, resend: number): AsyncGenerator<UpstreamEvent> {
   if (call.signal.aborted) throw abortedError(call.signal.reason);
   const observed = call.observe?.upstream({ method: 'POST', url: ex.url, resend });
   if (!observed) return yield* tryOnce(call, ex);
@@ -60,7 +60,7 @@ async function* attemptOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, rese
   }
 }
 
-async function* tryOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, observed?: ReturnType<NonNullable<ProviderCall['observe']>['upstream']>): AsyncGenerator<StreamEvent> {
+async function* tryOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, observed?: ReturnType<NonNullable<ProviderCall['observe']>['upstream']>): AsyncGenerator<UpstreamEvent> {
   const streamed = call.request.stream;
   const body = JSON.stringify(ex.body);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers };

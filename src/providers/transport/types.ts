@@ -1,4 +1,4 @@
-import type { GatewayError, StreamEvent, StreamTranslator } from '../../ir/index.js';
+import type { GatewayError, UpstreamEvent, StreamTranslator } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 
 /** An upstream failure answer as the transport received it. */
@@ -33,8 +33,8 @@ export interface UpstreamExchange<S> {
   readEvents?(body: AsyncIterable<Uint8Array>): AsyncIterable<SseEvent>;
   decodeError(answer: ErrorAnswer): GatewayError;
   /** Upstream SSE events -> IR events. May throw a GatewayError (in-stream error, bad JSON). */
-  decodeStream: StreamTranslator<S, SseEvent, StreamEvent>;
+  decodeStream: StreamTranslator<S, SseEvent, UpstreamEvent>;
   initStream(): S;
   /** A JSON answer (a non-streamed call, or an upstream that ignored `stream:true`) -> the same IR events. */
-  decodeResponse(body: unknown): StreamEvent[];
+  decodeResponse(body: unknown): UpstreamEvent[];
 }

@@ -1,4 +1,4 @@
-import { GatewayError, type StreamEvent, type StreamTranslator } from '../../ir/index.js';
+import { GatewayError, type UpstreamEvent, type StreamTranslator } from '../../ir/index.js';
 import type { SseEvent } from '../../util/sse-parse.js';
 import { decodeError as decodeAnthropicError } from '../anthropic/decode-error.js';
 import { decodeError as decodeGoogleError } from '../gemini/decode-error.js';
@@ -22,7 +22,7 @@ export function vertexErrorDecoder(kind: string): (answer: ErrorAnswer) => Gatew
 }
 
 /** A stream decoder of another folder, whose in-stream errors name the Vertex kind. */
-export function restampErrors<S>(t: StreamTranslator<S, SseEvent, StreamEvent>, kind: string): StreamTranslator<S, SseEvent, StreamEvent> {
+export function restampErrors<S>(t: StreamTranslator<S, SseEvent, UpstreamEvent>, kind: string): StreamTranslator<S, SseEvent, UpstreamEvent> {
   return {
     step(state, ev) {
       try {

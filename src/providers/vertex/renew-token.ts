@@ -1,4 +1,4 @@
-import { GatewayError, type StreamEvent } from '../../ir/index.js';
+import { GatewayError, type UpstreamEvent } from '../../ir/index.js';
 import type { ProviderCall } from '../types.js';
 import { forgetCredentials } from './get-access-token.js';
 
@@ -7,7 +7,7 @@ import { forgetCredentials } from './get-access-token.js';
  * was revoked, or the credentials rotated), drop the cached credentials and run it once more with
  * a fresh token. A second 401 goes to the caller.
  */
-export async function* withTokenRenewal(call: ProviderCall, kind: string, run: () => AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+export async function* withTokenRenewal(call: ProviderCall, kind: string, run: () => AsyncIterable<UpstreamEvent>): AsyncGenerator<UpstreamEvent> {
   let yielded = false;
   try {
     for await (const ev of run()) {
