@@ -9,6 +9,10 @@ export default defineConfig({
     // Starting a gateway on PGlite takes seconds, and minutes on a machine loaded by other runs.
     hookTimeout: 180_000,
     pool: 'forks',
-    globalSetup: ['test/support/reference-setup.ts'],
+    // A green run prints its summary and what was skipped, nothing else: a test's console output is
+    // shown when it fails, and progress is one dot per test (a failure is still printed whole).
+    silent: 'passed-only',
+    reporters: ['dot'],
+    globalSetup: ['test/support/reference-setup.ts', 'test/support/chromium-setup.ts'],
   },
 });

@@ -15,7 +15,6 @@ import { chromiumPath, consoleBuilt, watchForScripts } from './console-support.j
 
 const CHROMIUM = chromiumPath();
 vi.setConfig({ testTimeout: 90_000 });
-if (!CHROMIUM) console.warn('Console SSO browser tests SKIPPED: set CHROMIUM_PATH to a Chromium binary (e.g. /usr/bin/chromium)');
 
 describe.skipIf(!CHROMIUM)('console sign-in through the identity provider, in Chromium', () => {
   let issuer: TestIssuer;
