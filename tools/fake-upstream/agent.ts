@@ -13,7 +13,7 @@
  * - anything else (titles, summaries, a plain question): `OK: <the question's first words>`.
  */
 import type { Thinking, ToolCall } from './generate.js';
-import type { WireProtocol } from './protocols.js';
+import type { WireProtocol } from './wires/wire.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { WireProtocol } from './protocols.js';
+import type { WireProtocol } from './wires/wire.js';
 
 /** A generated answer: `count` word chunks, cut at max_tokens unless told to ignore it. */
 export interface GenerateInput {

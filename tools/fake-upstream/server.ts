@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agentTurn } from './agent.js';
-import { bedrockCall, bedrockErrorHeaders, bedrockErrorType, checkBedrockAuth, corruptFrame, EVENT_STREAM_TYPE, messageToConverse, sseToChunks, sseToConverse, type AwsCredentials, type BedrockCall } from './bedrock.js';
+import type { AwsCredentials } from './bedrock.js';
 import { generateEvents, generateJson } from './generate.js';
 import { FakeOAuth, type OAuthOptions, type TokenRequest } from './oauth.js';
-import { errorBody, geminiCall, isVertexPath, malformedEvent, protocolForPath, vertexAnthropicCall, type WireProtocol } from './protocols.js';
 import { isScenarioString, parseScenario, type Scenario } from './scenario.js';
 import { loadScript, loadTranscript } from './transcripts.js';
+import { wireForPath } from './wires.js';
+import type { FakeWire, WireCall } from './wires/wire.js';
 
 export interface RecordedRequest {
   method: string;
@@ -83,14 +84,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       const token = oauth.exchange(raw);
       return sendJson(res, token.status, token.body);
     }
-    // Gemini, Bedrock and Vertex name the model and streaming in the path: the rest of the fake reads them from the body.
-    const gemini = geminiCall(pathname);
-    const bedrock = bedrockCall(pathname);
-    const onVertex = vertexAnthropicCall(pathname);
+    // The wire protocol the path speaks (wires.ts); its view puts `model` and `stream` in the body where the path carries them.
+    const found = wireForPath(pathname);
     const body = parseJson(raw);
-    const view = gemini && isObject(body) ? geminiView(body, gemini)
-      : bedrock && isObject(body) ? bedrockView(body, bedrock)
-        : onVertex && isObject(body) ? { ...body, model: onVertex.model, stream: onVertex.stream } : body;
+    const view = found && isObject(body) ? found.call.view(body) : body;
     const scenario = pickScenario(req, view);
     const record: RecordedRequest = {
       method: req.method ?? 'GET', path: pathname, headers: req.headers, body,
@@ -101,17 +98,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       record.closedAt = Date.now();
       record.aborted = !res.writableFinished;
     });
-    const protocol = protocolForPath(pathname);
-    if (req.method !== 'POST' || !protocol) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
-    if (bedrock) {
-      const refused = await checkBedrockAuth({ method: req.method, url: req.url ?? '/', headers: req.headers, body: bytes }, opts.awsCredentials);
-      if (refused) return sendJson(res, refused.status, { message: refused.message }, bedrockErrorHeaders(refused.type));
-    }
-    if (isVertexPath(pathname) && !oauth.admits(req.headers.authorization)) {
-      const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.';
-      return sendJson(res, 401, errorBody('google-gemini', 401, message));
-    }
-    await answer(res, protocol, isObject(view) ? view : {}, scenario, req.headers, bedrock);
+    if (req.method !== 'POST' || !found) return sendJson(res, 404, { error: { message: `no route ${req.method} ${pathname}` } });
+    const { wire, call } = found;
+    const refused = await wire.authenticate?.({ method: req.method, url: req.url ?? '/', pathname, headers: req.headers, body: bytes }, { oauth, awsCredentials: opts.awsCredentials });
+    if (refused) return sendJson(res, refused.status, refused.body, refused.headers);
+    await answer(res, wire, call, isObject(view) ? view : {}, scenario, req.headers);
   }
 
   function pickScenario(req: IncomingMessage, body: unknown): Scenario {
@@ -122,37 +113,35 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     return queue.shift() ?? fallback;
   }
 
-  async function answer(res: ServerResponse, protocol: WireProtocol, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers'], bedrock?: BedrockCall): Promise<void> {
+  async function answer(res: ServerResponse, wire: FakeWire, call: WireCall, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers']): Promise<void> {
     if (s.hangBeforeHeaders) return; // never answer; the client's timeout or abort ends it
     if (shouldFail(s)) {
       const status = s.status ?? 500;
       const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
       const echoed = s.echoCredentials ? `request refused; it came with authorization=${headers.authorization ?? ''} x-api-key=${headers['x-api-key'] ?? ''}` : undefined;
-      return sendJson(res, status, errorBody(protocol, status, echoed), { ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }), ...errorHeaders(protocol, status) });
+      return sendJson(res, status, wire.errorBody(status, echoed), { ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }), ...wire.errorHeaders(status) });
     }
-    const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(protocol, body, s.maxOutputTokens);
-    if (tooLarge) return sendJson(res, 400, errorBody(protocol, 400, tooLarge), errorHeaders(protocol, 400));
-    // Bedrock's InvokeModel carries Anthropic's body and events: generated answers are Anthropic's.
-    const generatedAs: WireProtocol = protocol === 'bedrock' ? 'anthropic-messages' : protocol;
+    const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(wire, body, s.maxOutputTokens);
+    if (tooLarge) return sendJson(res, 400, wire.errorBody(400, tooLarge), wire.errorHeaders(400));
+    const generatedAs = wire.generatedAs;
     let events: Array<string | Uint8Array>;
     if (s.script || s.transcript) {
-      const replay = s.script ? loadScript(s.script, protocol) : loadTranscript(s.transcript!, protocol);
-      if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body, replay.status >= 300 ? errorHeaders(protocol, replay.status) : {});
+      const replay = s.script ? loadScript(s.script, wire.protocol) : loadTranscript(s.transcript!, wire.protocol);
+      if (replay.kind === 'json') return sendRaw(res, replay.status, 'application/json', replay.body, replay.status >= 300 ? wire.errorHeaders(replay.status) : {});
       events = replay.kind === 'frames' ? replay.frames : replay.events;
     } else {
       const words = typeof s.ignoreMaxTokens === 'number' ? s.ignoreMaxTokens : (s.words ?? 20);
       const answer = s.agent ? agentTurn(generatedAs, body) : undefined;
       const gen = { protocol: generatedAs, body, words, ignoreMaxTokens: s.ignoreMaxTokens !== undefined && s.ignoreMaxTokens !== false, answer };
-      // Converse's own schema: the Anthropic answer reshaped (bedrock.ts).
-      const converse = bedrock?.api === 'converse';
-      if (body.stream !== true) return sendGenerated(res, converse ? messageToConverse(generateJson(gen)) : generateJson(gen), words, s);
-      events = protocol !== 'bedrock' ? generateEvents(gen) : converse ? sseToConverse(generateEvents(gen)) : sseToChunks(generateEvents(gen));
+      // Reshaped for calls whose wire differs from what is generated (Bedrock's frames, Converse's schema).
+      if (body.stream !== true) return sendGenerated(res, call.json ? call.json(generateJson(gen)) : generateJson(gen), words, s);
+      events = call.events ? call.events(generateEvents(gen)) : generateEvents(gen);
     }
     if (s.malformed) {
       const at = typeof s.malformed === 'number' ? s.malformed : 1;
-      events = [...events.slice(0, at), protocol === 'bedrock' ? corruptFrame() : malformedEvent(protocol), ...events.slice(at)];
+      events = [...events.slice(0, at), wire.malformedEvent(), ...events.slice(at)];
     }
-    await streamEvents(res, events, s, protocol === 'bedrock' ? EVENT_STREAM_TYPE : 'text/event-stream');
+    await streamEvents(res, events, s, wire.contentType);
   }
 
   function shouldFail(s: Scenario): boolean {
@@ -242,28 +231,10 @@ function waitClosed(requests: RecordedRequest[], index: number, timeoutMs: numbe
 }
 
 /** The provider's refusal of a ceiling above the model's maximum, in its words; none when within. */
-function ceilingRefusal(protocol: WireProtocol, body: Record<string, unknown>, max: number): string | undefined {
+function ceilingRefusal(wire: FakeWire, body: Record<string, unknown>, max: number): string | undefined {
   const asked = [body.max_tokens, body.max_completion_tokens, body.max_output_tokens].find((v) => typeof v === 'number') as number | undefined;
   if (asked === undefined || asked <= max) return undefined;
-  if (protocol === 'anthropic-messages') return `max_tokens: ${asked} > ${max}, which is the maximum allowed number of output tokens for ${String(body.model)}`;
-  return `max_tokens is too large: ${asked}. This model supports at most ${max} completion tokens, whereas you provided ${asked}.`;
-}
-
-/** A Bedrock body as the rest of the fake reads bodies: `model` and `stream` from the path (InvokeModel's body is Anthropic's otherwise). */
-function bedrockView(body: Record<string, unknown>, call: BedrockCall): Record<string, unknown> {
-  const inference = isObject(body.inferenceConfig) ? body.inferenceConfig : {};
-  return { ...body, model: call.model, stream: call.stream, ...(typeof inference.maxTokens === 'number' ? { max_tokens: inference.maxTokens } : {}) };
-}
-
-/** Headers an error answer carries besides its body: Bedrock's error type. */
-function errorHeaders(protocol: WireProtocol, status: number): Record<string, string> {
-  return protocol === 'bedrock' ? bedrockErrorHeaders(bedrockErrorType(status)) : {};
-}
-
-/** A Gemini body as the rest of the fake reads bodies: `model`, `stream` and `max_tokens` at the top. */
-function geminiView(body: Record<string, unknown>, call: { model: string; stream: boolean }): Record<string, unknown> {
-  const config = isObject(body.generationConfig) ? body.generationConfig : {};
-  return { ...body, model: call.model, stream: call.stream, ...(typeof config.maxOutputTokens === 'number' ? { max_tokens: config.maxOutputTokens } : {}) };
+  return wire.ceilingRefusal(asked, max, String(body.model));
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRANSCRIPTS_DIR } from '../reference.js';
 import { recordedFrames, scriptFrames } from './bedrock.js';
-import type { WireProtocol } from './protocols.js';
+import type { WireProtocol } from './wires/wire.js';
 
 /** Where recorded transcripts live: the reference folder's `transcripts/` (not part of the repository). */
 export function transcriptsDir(): string {
