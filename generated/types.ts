@@ -3536,6 +3536,25 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3778,6 +3797,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3933,6 +3965,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4074,6 +4119,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -4243,6 +4301,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4388,6 +4459,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -4549,6 +4633,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -4727,6 +4824,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4866,6 +4976,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -5019,6 +5142,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -5186,6 +5322,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5327,6 +5476,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -5484,6 +5646,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -5656,6 +5831,19 @@ export interface operations {
                 };
             };
             /** @description An error of the admin API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5800,6 +5988,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -5957,6 +6158,19 @@ export interface operations {
             };
             /** @description An error of the admin API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the admin API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -6151,6 +6365,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -6957,6 +7190,25 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7207,6 +7459,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -7490,6 +7761,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -7808,6 +8098,26 @@ export interface operations {
                 };
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8105,6 +8415,26 @@ export interface operations {
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -8446,6 +8776,32 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -8855,6 +9211,32 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"] | components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9216,6 +9598,26 @@ export interface operations {
                 };
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9528,6 +9930,26 @@ export interface operations {
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -9881,6 +10303,26 @@ export interface operations {
                 };
             };
             /** @description An error of the Anthropic-compatible client API (529: overloaded). */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "request-id": components["headers"]["request-id-2"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["anthropic-ratelimit-tokens-limit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["anthropic-ratelimit-tokens-remaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["anthropic-ratelimit-tokens-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorResponse"];
+                };
+            };
+            /** @description An error of the Anthropic-compatible client API (529: overloaded). */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10191,6 +10633,25 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10461,6 +10922,25 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10713,6 +11193,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -11007,6 +11506,25 @@ export interface operations {
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11264,6 +11782,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];
@@ -11545,6 +12082,25 @@ export interface operations {
             };
             /** @description An error of the OpenAI-compatible client API. */
             405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "retry-after": components["headers"]["retry-after"];

@@ -50,6 +50,10 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     reaperIntervalMs: envInteger('SWITCHYARD_REAPER_INTERVAL_MS', 1, MAX_TIMER_MS),
     sendTimeoutMs: envInteger('SWITCHYARD_SEND_TIMEOUT_MS', 1, MAX_TIMER_MS),
     bodyBudgetBytes: envInteger('SWITCHYARD_BODY_BUDGET_BYTES', 1, Number.MAX_SAFE_INTEGER),
+    bodyArrival: {
+      minBytesPerSecond: envInteger('SWITCHYARD_BODY_MIN_BYTES_PER_S', 0, Number.MAX_SAFE_INTEGER),
+      timeoutMs: envInteger('SWITCHYARD_BODY_TIMEOUT_MS', 1, MAX_TIMER_MS),
+    },
     metricsToken: process.env.SWITCHYARD_METRICS_TOKEN || undefined,
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
     dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),

@@ -5,6 +5,7 @@ import { loadCatalog } from '../config/default-catalog.js';
 import { loadIdentityConfig } from '../config/load-config.js';
 import { checkIdentityModels, type IdentityConfig } from '../config/identity.js';
 import { TokenVerifier } from '../http/identity/verify-token.js';
+import { DEFAULT_BODY_ARRIVAL, type BodyArrival } from '../http/body-arrival.js';
 import { createApp, type Readiness } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   /** Bytes of request bodies read at once, all requests together. */
   bodyBudgetBytes?: number;
   bodyBudgetWaitMs?: number;
+  /** A body slower than `minBytesPerSecond` after `graceMs`, or not whole after `timeoutMs`, is a 408 (http/body-arrival.ts). */
+  bodyArrival?: Partial<BodyArrival>;
   /** A streaming client that reads nothing for this long is cut off (default 60 s). */
   sendTimeoutMs?: number;
   logLevel?: string;
@@ -188,6 +191,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     bodyLimitBytes: opts.bodyLimitBytes ?? 32 * 1024 * 1024,
     bodyBudgetBytes: opts.bodyBudgetBytes,
     bodyBudgetWaitMs: opts.bodyBudgetWaitMs,
+    bodyArrival: {
+      minBytesPerSecond: opts.bodyArrival?.minBytesPerSecond ?? DEFAULT_BODY_ARRIVAL.minBytesPerSecond,
+      timeoutMs: opts.bodyArrival?.timeoutMs ?? DEFAULT_BODY_ARRIVAL.timeoutMs,
+      graceMs: opts.bodyArrival?.graceMs ?? DEFAULT_BODY_ARRIVAL.graceMs,
+    },
     sendTimeoutMs: opts.sendTimeoutMs,
     log,
     requestLog,

@@ -11,6 +11,7 @@ import type { Logger } from '../pipeline/types.js';
 import type { ProtocolAdapter } from '../protocols/types.js';
 import type { ApiDocument } from './openapi-document.js';
 import { protocolForPath, routeTable, type RouteDeps, type RouteSpec } from './routes.js';
+import { DEFAULT_BODY_ARRIVAL, withinArrival, type BodyArrival } from './body-arrival.js';
 import { writeFrames } from './sse-writer.js';
 import { ByteBudget } from './byte-budget.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -36,6 +37,8 @@ export interface AppOptions extends RouteDeps {
   bodyBudgetBytes?: number;
   /** How long a body waits for its share of the budget before the request is refused with a 503 (default 10 s). */
   bodyBudgetWaitMs?: number;
+  /** How fast a body must arrive before it is cut with a 408 (see body-arrival.ts). */
+  bodyArrival?: BodyArrival;
   /** How long a streaming client may leave its buffer full before it is cut off (see sse-writer.ts). */
   sendTimeoutMs?: number;
   log: Logger;
@@ -191,7 +194,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     const release = await budget.reserve(ctx.request.length ?? opts.bodyLimitBytes, opts.bodyBudgetWaitMs ?? BODY_BUDGET_WAIT_MS, owner);
     if (!release) throw new GatewayError('unavailable', 'too many request bodies are being read at once; retry shortly', { retryAfter: 1 });
     try {
-      await parseBody(ctx as any, async () => undefined);
+      await withinArrival(ctx.req.socket, opts.bodyArrival ?? DEFAULT_BODY_ARRIVAL, parseBody(ctx as any, async () => undefined));
     } finally {
       release();
     }

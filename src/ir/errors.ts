@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'permission' // 403
   | 'not_found' // 404
   | 'method_not_allowed' // 405
+  | 'request_timeout' // 408: the request (its body) did not arrive in time
   | 'conflict' // 409
   | 'request_too_large' // 413
   | 'unsupported_media_type' // 415
@@ -30,6 +31,7 @@ const STATUS: Record<ErrorKind, number> = {
   permission: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   request_too_large: 413,
   unsupported_media_type: 415,

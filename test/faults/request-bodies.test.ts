@@ -104,3 +104,71 @@ describe('a fair body budget', () => {
     for (const s of slow) void s.catch(() => undefined);
   });
 });
+
+/** Declares a body and sends it one byte every `everyMs`, until the server answers; resolves with the answer. */
+function tricklingBody(url: string, headers: Record<string, string>, path = '/v1/chat/completions', everyMs = 1_000): Promise<{ status: number; connection?: string; body: string; afterMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(1024 * 1024), ...headers } });
+    const timer = setInterval(() => req.write('{'), everyMs);
+    req.on('response', (res) => {
+      clearInterval(timer);
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, connection: res.headers.connection, body, afterMs: Date.now() - started });
+        req.destroy();
+      });
+    });
+    req.on('error', (e) => {
+      clearInterval(timer);
+      reject(e);
+    });
+    req.write('{');
+  });
+}
+
+describe('a body that arrives too slowly', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    // Seconds instead of the defaults (8 KiB/s after 10 s; 300 s in all), so the test is short.
+    gw = await startTestGateway({ bodyArrival: { graceMs: 1_500, minBytesPerSecond: 1024, timeoutMs: 60_000 } });
+  });
+  afterAll(async () => gw?.close());
+
+  it('is cut with a 408 in the route\'s shape once it falls below the minimum rate, while another key is served at once', async () => {
+    const chat = tricklingBody(gw.url, { authorization: `Bearer ${gw.key}` });
+    const messages = tricklingBody(gw.url, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' }, '/v1/messages');
+    const other = await gw.newAccount();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(res.status).toBe(200);
+    const [c, m] = await Promise.all([chat, messages]);
+    expect(c.status).toBe(408);
+    expect(c.connection).toBe('close');
+    expect(JSON.parse(c.body).error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('below the minimum of 1024') });
+    expect(m.status).toBe(408);
+    expect(JSON.parse(m.body)).toMatchObject({ type: 'error', error: { message: expect.stringContaining('request body arrived') } });
+    // Cut within a second or two of the grace, not after minutes.
+    expect(Math.max(c.afterMs, m.afterMs)).toBeLessThan(5_000);
+  });
+});
+
+describe('a body that is not whole by the deadline', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ bodyArrival: { graceMs: 60_000, minBytesPerSecond: 0, timeoutMs: 1_500 } });
+  });
+  afterAll(async () => gw?.close());
+
+  it('is cut with a 408 at the deadline, however fast its bytes came', async () => {
+    const answer = await tricklingBody(gw.url, { authorization: `Bearer ${gw.key}` }, '/v1/chat/completions', 10);
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body).error.message).toContain('did not arrive within 2 s');
+    expect(answer.afterMs).toBeLessThan(4_000);
+  });
+});

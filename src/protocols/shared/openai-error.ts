@@ -24,6 +24,7 @@ const TYPES: Record<ErrorKind, string> = {
   permission: 'permission_error',
   not_found: 'not_found_error',
   method_not_allowed: 'invalid_request_error',
+  request_timeout: 'invalid_request_error',
   conflict: 'invalid_request_error',
   request_too_large: 'invalid_request_error',
   unsupported_media_type: 'invalid_request_error',
