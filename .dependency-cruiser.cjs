@@ -1,4 +1,4 @@
-/** Imports point down (STYLE.md rule 7): main -> app -> http -> handlers -> pipeline -> {routing, ledger, limits} -> {protocols, providers} -> ir. */
+/** Imports point down (CONTRIBUTING.md, "Shape" 5): main -> app -> http -> handlers -> pipeline -> {routing, ledger, limits} -> {protocols, providers} -> ir. */
 const layer = (name) => `^src/${name}/`;
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 
