@@ -824,9 +824,13 @@ export interface components {
             target_type: string;
             target_id: string | null;
             /** @description The target as the admin API showed it before the change (null when it did not exist). */
-            before: unknown | null;
+            before: {
+                [key: string]: unknown;
+            } | null;
             /** @description The target as the admin API showed it after the change (secrets are never recorded). */
-            after: unknown | null;
+            after: {
+                [key: string]: unknown;
+            } | null;
             /** @description The request that made the change (null for the CLI and reloads). */
             request_id: string | null;
             /** Format: date-time */
