@@ -3379,6 +3379,8 @@ export interface components {
         "x-switchyard-variant": "standard" | "fast";
         /** @description What the gateway could not carry to the upstream or changed (dropped fields, a clamped ceiling), separated by `; `; non-ASCII percent-encoded, at most 2,000 characters. */
         "x-switchyard-warnings": string;
+        /** @description What the request cost, in US dollars (a decimal, as `usage.cost`): on whole answers; a stream's is in its last usage. */
+        "x-switchyard-cost": string;
         /** @description Bedrock's error type (`ValidationException`, `ThrottlingException`, ...), which the AWS SDKs read. */
         "x-amzn-errortype": string;
         /** @description The request id under Bedrock's header name. */
@@ -6564,6 +6566,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,6 +6828,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7655,6 +7659,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
                     "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
                     "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
@@ -7968,6 +7973,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
@@ -9819,6 +9825,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
@@ -10174,6 +10181,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["anthropic-ratelimit-requests-limit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["anthropic-ratelimit-requests-remaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["anthropic-ratelimit-requests-reset"];
@@ -10509,6 +10517,7 @@ export interface operations {
                     "x-switchyard-model": components["headers"]["x-switchyard-model"];
                     "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
                     "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
                     "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
                     "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
                     "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
