@@ -9,7 +9,7 @@ import { createClient } from '@hey-api/openapi-ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { documentOperationIds, strictTypeErrors, successStatus } from './sdk-support.js';
+import { documentOperationIds, strictTypeErrors, successStatus, seedUser } from './sdk-support.js';
 
 const here = fileURLToPath(new URL('./hey-api/', import.meta.url));
 let gw: TestGateway;
@@ -33,8 +33,8 @@ it('runs every operation of the document through the validating SDK, and reads a
   // Through a variable: the program's imports exist only once generated, so the project's tsc
   // (which excludes test/sdk/hey-api) must not follow this import.
   const programPath = `${here}program.ts`;
-  const { runProgram } = (await import(/* @vite-ignore */ programPath)) as { runProgram: (c: { baseUrl: string; clientKey: string; adminKey: string }) => Promise<{ outcomes: Record<string, number>; streamedText: string; eventTypes: string[] }> };
-  const { outcomes, streamedText, eventTypes } = await runProgram({ baseUrl: gw.url, clientKey: gw.key, adminKey: gw.adminKey });
+  const { runProgram } = (await import(/* @vite-ignore */ programPath)) as { runProgram: (c: { baseUrl: string; clientKey: string; adminKey: string; userId: string }) => Promise<{ outcomes: Record<string, number>; streamedText: string; eventTypes: string[] }> };
+  const { outcomes, streamedText, eventTypes } = await runProgram({ baseUrl: gw.url, clientKey: gw.key, adminKey: gw.adminKey, userId: await seedUser(gw) });
   const operations = documentOperationIds();
   expect(Object.keys(outcomes).sort()).toEqual(operations.sort());
   for (const id of operations) expect(outcomes[id], id).toBe(successStatus(id));

@@ -14,6 +14,8 @@ export interface Credentials {
   baseUrl: string;
   clientKey: string;
   adminKey: string;
+  /** A user the identity provider signed in (see sdk-support.ts seedUser). */
+  userId: string;
 }
 
 /** What each call answered, by operationId, for the test to check. */
@@ -76,6 +78,22 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
   note('adminUpdateKey', (await admin.PATCH('/admin/keys/{key_id}', { params: { path: { key_id: keyId } }, body: { name: 'sdk-renamed' } })).response);
   note('adminRevokeKey', (await admin.DELETE('/admin/keys/{key_id}', { params: { path: { key_id: keyId } } })).response);
   note('adminListDeployments', (await admin.GET('/admin/deployments')).response);
+  note('adminListUsers', (await admin.GET('/admin/users', { params: { query: { limit: 5 } } })).response);
+  note('adminUpdateUser', (await admin.PATCH('/admin/users/{user_id}', { params: { path: { user_id: c.userId } }, body: { disabled: false } })).response);
+  note('adminListAudit', (await admin.GET('/admin/audit', { params: { query: { limit: 5 } } })).response);
+  note('listUsage', (await bearer.GET('/v1/usage', { params: { query: { limit: 5 } } })).response);
+
+  // Claude's cloud formats: the model in the path, the gateway key as bearer token.
+  const invoke = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };
+  note('bedrockInvokeModel', (await bearer.POST('/model/{modelId}/invoke', { params: { path: { modelId: 'local-haiku' } }, body: invoke })).response);
+  const bedrockStream = await bearer.POST('/model/{modelId}/invoke-with-response-stream', { params: { path: { modelId: 'local-haiku' } }, body: invoke, parseAs: 'arrayBuffer' });
+  note('bedrockInvokeModelWithResponseStream', bedrockStream.response);
+  const vertexPath = { project: 'sdk', location: 'us-east5', model: 'local-haiku' };
+  const predict = { anthropic_version: 'vertex-2023-10-16', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };
+  note('vertexRawPredict', (await bearer.POST('/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict', { params: { path: vertexPath }, body: predict })).response);
+  const vertexStream = await bearer.POST('/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict', { params: { path: vertexPath }, body: { ...predict, stream: true }, parseAs: 'text' });
+  note('vertexStreamRawPredict', vertexStream.response);
+  note('vertexCountTokens', (await bearer.POST('/v1/projects/{project}/locations/{location}/publishers/anthropic/models/count-tokens:rawPredict', { params: { path: { project: 'sdk', location: 'us-east5' } }, body: { model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] } })).response);
 
   // One streamed call, each event typed by the document's MessageStreamEvent union.
   const stream = await apiKey.POST('/v1/messages', {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { runProgram } from './openapi-fetch-program.js';
-import { documentOperationIds, successStatus } from './sdk-support.js';
+import { documentOperationIds, successStatus, seedUser } from './sdk-support.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => gw?.close());
 
 it('an openapi-fetch client calls every operation of the document and reads a stream by event type', async () => {
-  const { outcomes, streamedText, eventTypes } = await runProgram({ baseUrl: gw.url, clientKey: gw.key, adminKey: gw.adminKey });
+  const { outcomes, streamedText, eventTypes } = await runProgram({ baseUrl: gw.url, clientKey: gw.key, adminKey: gw.adminKey, userId: await seedUser(gw) });
   const operations = documentOperationIds();
   expect(Object.keys(outcomes).sort()).toEqual(operations.sort());
   for (const id of operations) expect(outcomes[id], id).toBe(successStatus(id));

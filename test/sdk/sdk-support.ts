@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
+import type { TestGateway } from '../support/gateway.js';
 
 /** Every operationId of the published document. */
 export function documentOperationIds(): string[] {
@@ -25,4 +26,13 @@ export function strictTypeErrors(tsconfigPath: string): string {
   } catch (e: any) {
     return String(e.stdout ?? e);
   }
+}
+
+/**
+ * A user as the identity provider's first token would record it (users exist only through sign-in),
+ * so the program can change one through the admin API; its id.
+ */
+export async function seedUser(gw: TestGateway): Promise<string> {
+  const user = { id: 'usr_sdk_program', issuer: 'https://idp.example', subject: 'sdk', name: 'sdk@example.com', groups: [], organization: null, admin: false };
+  return (await gw.ledger.seeUser(user, gw.accountId)).id;
 }

@@ -11,6 +11,8 @@ export interface Credentials {
   baseUrl: string;
   clientKey: string;
   adminKey: string;
+  /** A user the identity provider signed in (see ../sdk-support.ts seedUser). */
+  userId: string;
 }
 
 export async function runProgram(c: Credentials): Promise<{ outcomes: Record<string, number>; streamedText: string; eventTypes: string[] }> {
@@ -53,6 +55,21 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('adminUpdateKey', await sdk.adminUpdateKey({ client: admin, path: { key_id: keyId }, body: { name: 'sdk-renamed' } }));
   note('adminRevokeKey', await sdk.adminRevokeKey({ client: admin, path: { key_id: keyId } }));
   note('adminListDeployments', await sdk.adminListDeployments({ client: admin }));
+  note('adminListUsers', await sdk.adminListUsers({ client: admin, query: { limit: 5 } }));
+  note('adminUpdateUser', await sdk.adminUpdateUser({ client: admin, path: { user_id: c.userId }, body: { disabled: false } }));
+  note('adminListAudit', await sdk.adminListAudit({ client: admin, query: { limit: 5 } }));
+  note('listUsage', await sdk.listUsage({ client, query: { limit: 5 } }));
+  const invoke = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };
+  note('bedrockInvokeModel', await sdk.bedrockInvokeModel({ client, path: { modelId: 'local-haiku' }, body: invoke }));
+  note('bedrockInvokeModelWithResponseStream', await sdk.bedrockInvokeModelWithResponseStream({ client, path: { modelId: 'local-haiku' }, body: invoke, parseAs: 'arrayBuffer' }));
+  const vertexPath = { project: 'sdk', location: 'us-east5', model: 'local-haiku' };
+  const predict = { anthropic_version: 'vertex-2023-10-16', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };
+  note('vertexRawPredict', await sdk.vertexRawPredict({ client, path: vertexPath, body: predict }));
+  // An operation that only streams is an event generator in this SDK: read it to its last event.
+  const vertexEvents: string[] = [];
+  for await (const event of (await sdk.vertexStreamRawPredict({ client, path: vertexPath, body: { ...predict, stream: true } })).stream) vertexEvents.push(event.type);
+  outcomes.vertexStreamRawPredict = vertexEvents.at(-1) === 'message_stop' ? 200 : 0;
+  note('vertexCountTokens', await sdk.vertexCountTokens({ client, path: { project: 'sdk', location: 'us-east5' }, body: { model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] } }));
 
   const stream = await sdk.createMessage({ client, parseAs: 'stream', body: { model: 'local-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Hello' }] } });
   let streamedText = '';

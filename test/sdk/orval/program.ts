@@ -3,7 +3,7 @@
  * orval.test.ts into ./client (not committed) with the server's address as its base URL, and
  * type-checked there under `strict`. orval does not apply security schemes: the credentials go in
  * each call's headers, named as the schemes say. orval's fetch client JSON.parses every answer, so
- * getMetrics (text) is left out, and the stream is read from the URL orval builds for createMessage
+ * getMetrics (text) and the streams of Bedrock's and Vertex's formats are left out, and the stream is read from the URL orval builds for createMessage
  * and typed, event by event, by orval's own MessageStreamEvent union (spec/DECISIONS.md).
  */
 import * as api from './client/api.js';
@@ -11,6 +11,8 @@ import * as api from './client/api.js';
 export interface Credentials {
   clientKey: string;
   adminKey: string;
+  /** A user the identity provider signed in (see ../sdk-support.ts seedUser). */
+  userId: string;
 }
 
 export interface Outcome {
@@ -58,6 +60,14 @@ export async function runProgram(c: Credentials): Promise<Outcome> {
   note('adminUpdateKey', await api.adminUpdateKey(keyId, { name: 'sdk-renamed' }, admin));
   note('adminRevokeKey', await api.adminRevokeKey(keyId, admin));
   note('adminListDeployments', await api.adminListDeployments(admin));
+  note('adminListUsers', await api.adminListUsers({ limit: 5 }, admin));
+  note('adminUpdateUser', await api.adminUpdateUser(c.userId, { disabled: false }, admin));
+  note('adminListAudit', await api.adminListAudit({ limit: 5 }, admin));
+  note('listUsage', await api.listUsage({ limit: 5 }, bearer));
+  note('bedrockInvokeModel', await api.bedrockInvokeModel('local-haiku', { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] }, bearer));
+  const predict = { anthropic_version: 'vertex-2023-10-16', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };
+  note('vertexRawPredict', await api.vertexRawPredict('sdk', 'us-east5', 'local-haiku', predict, undefined, bearer));
+  note('vertexCountTokens', await api.vertexCountTokens('sdk', 'us-east5', { model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] }, undefined, bearer));
 
   const request: api.CreateMessageRequest = { model: 'local-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Hello' }] };
   const stream = await fetch(api.getCreateMessageUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...apiKey.headers }, body: JSON.stringify(request) });
