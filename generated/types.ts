@@ -2334,6 +2334,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description A hosted tool to call (OpenAI's ToolChoiceTypes and the other kinds that take only their type).
+         * @enum {string}
+         */
+        ResponseHostedToolChoiceType: "file_search" | "web_search_preview" | "web_search_preview_2025_03_11" | "computer" | "computer_use_preview" | "computer_use" | "image_generation" | "code_interpreter" | "programmatic_tool_calling" | "apply_patch" | "shell";
         /** @description Events that carry the whole response object. */
         ResponseInProgressEvent: {
             /**
@@ -2862,19 +2867,51 @@ export interface components {
             [key: string]: unknown;
         };
         ResponseTool: components["schemas"]["ResponseFunctionTool"] | components["schemas"]["ResponseNamespaceTool"] | components["schemas"]["ResponseOtherTool"];
-        ResponseToolChoice: ("none" | "auto" | "required") | components["schemas"]["ResponseToolChoiceObject"];
-        /** @description An object tool choice, e.g. `{type: function, name}`. */
-        ResponseToolChoiceObject: {
-            type: components["schemas"]["ResponseToolChoiceType"];
-            name?: string;
+        /** @description How the model chooses tools: a mode, or an object naming what to call, as OpenAI's ToolChoiceParam (other kinds are refused). */
+        ResponseToolChoice: ("none" | "auto" | "required") | components["schemas"]["ResponseToolChoiceFunction"] | components["schemas"]["ResponseToolChoiceCustom"] | components["schemas"]["ResponseToolChoiceMcp"] | components["schemas"]["ResponseToolChoiceAllowed"] | components["schemas"]["ResponseToolChoiceHosted"];
+        /** @description Limit the tools the model may call to these, all staying defined. */
+        ResponseToolChoiceAllowed: {
+            /** @enum {string} */
+            type: "allowed_tools";
+            /** @enum {string} */
+            mode: "auto" | "required";
+            tools: {
+                [key: string]: unknown;
+            }[];
         } & {
             [key: string]: unknown;
         };
-        /**
-         * @description The kinds of object tool choice OpenAI's Responses API has (its ToolChoiceParam); others are refused.
-         * @enum {string}
-         */
-        ResponseToolChoiceType: "function" | "allowed_tools" | "mcp" | "custom" | "programmatic_tool_calling" | "apply_patch" | "shell" | "file_search" | "web_search_preview" | "computer" | "computer_use_preview" | "computer_use" | "web_search_preview_2025_03_11" | "image_generation" | "code_interpreter";
+        /** @description Call this custom tool. */
+        ResponseToolChoiceCustom: {
+            /** @enum {string} */
+            type: "custom";
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Call this function. */
+        ResponseToolChoiceFunction: {
+            /** @enum {string} */
+            type: "function";
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Call this hosted tool. */
+        ResponseToolChoiceHosted: {
+            type: components["schemas"]["ResponseHostedToolChoiceType"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Call a tool of this MCP server (`name`: which one). */
+        ResponseToolChoiceMcp: {
+            /** @enum {string} */
+            type: "mcp";
+            server_label: string;
+            name?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         ResponseUsage: {
             /** Format: int64 */
             input_tokens: number;

@@ -72,7 +72,7 @@ export const officialChecks: OfficialChecks = {
     return validateOfficial(vendor, name, withoutSwitchyardExtensions(documentedElsewhere(value)));
   },
   event(protocol, kind, value) {
-    const stripped = withoutSwitchyardExtensions(value);
+    const stripped = withoutSwitchyardExtensions(documentedElsewhere(value));
     if (stripped === undefined) return [];
     const [vendor, schema] = OFFICIAL_EVENT[protocol];
     const name = kind === 'error-event' && protocol !== 'openai-responses' ? 'ErrorResponse' : schema;
@@ -89,7 +89,9 @@ function documentedElsewhere(value: unknown): unknown {
   const v = value as { type?: string; error?: { type?: string }; object?: string; tools?: Array<{ type?: string }> };
   if (v?.type === 'error' && v.error?.type === 'request_too_large') return { ...v, error: { ...v.error, type: 'invalid_request_error' } };
   // OpenAI's `namespace` tool (Codex's grouped function tools) is newer than the reference document:
-  // a Response echoing the client's tools is checked without it.
+  // a Response echoing the client's tools, or an event carrying that Response, is checked without it.
+  const e = value as { response?: unknown };
+  if (e?.response && typeof e.response === 'object') return { ...e, response: documentedElsewhere(e.response) };
   if (v?.object === 'response' && Array.isArray(v.tools)) return { ...v, tools: v.tools.filter((t) => t?.type !== 'namespace') };
   return value;
 }
