@@ -148,6 +148,45 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
     expectSignedThinkingSentBack();
   }, 180_000);
 
+  /**
+   * Claude Code configured for Bedrock or Vertex, pointed at the gateway instead of the cloud: it
+   * sends Bedrock's InvokeModel (its event stream back) or Vertex's streamRawPredict, with the
+   * gateway key as its bearer token, and the gateway serves them through the same pipeline (here to
+   * the Anthropic-speaking upstream).
+   */
+  async function cloudClientRoundTrip(env: Record<string, string>): Promise<void> {
+    const m = marker();
+    const model = 'up-anthropic';
+    const r = await run('claude', ['-p', `RUN: echo ${m}`, '--model', model, '--output-format', 'json', '--allowedTools', 'Bash'], {
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      ...env,
+    });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect((JSON.parse(r.stdout) as { result: string }).result).toContain(`RESULT: ${m}`);
+    expect(toolResultRequest()).toBeDefined();
+    expect(new Set(fake.requests.map((q) => q.path))).toEqual(new Set(['/v1/messages']));
+    const [record] = await gw.ledger.usageRecords(gw.accountId, 1);
+    expect(record.modelServed).toBe(model);
+  }
+
+  it('runs a tool round trip configured for Bedrock (CLAUDE_CODE_USE_BEDROCK, ANTHROPIC_BEDROCK_BASE_URL at the gateway)', async () => {
+    await cloudClientRoundTrip({ CLAUDE_CODE_USE_BEDROCK: '1', ANTHROPIC_BEDROCK_BASE_URL: gw.url, AWS_BEARER_TOKEN_BEDROCK: gw.key, AWS_REGION: 'us-east-1' });
+  }, 180_000);
+
+  it('runs a tool round trip configured for Vertex (CLAUDE_CODE_USE_VERTEX, ANTHROPIC_VERTEX_BASE_URL at the gateway)', async () => {
+    await cloudClientRoundTrip({
+      CLAUDE_CODE_USE_VERTEX: '1',
+      ANTHROPIC_VERTEX_BASE_URL: `${gw.url}/v1`,
+      ANTHROPIC_VERTEX_PROJECT_ID: 'acme-project',
+      CLOUD_ML_REGION: 'us-east5',
+      CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
+      ANTHROPIC_AUTH_TOKEN: gw.key,
+    });
+  }, 180_000);
+
   it('continues a session: the second turn carries the first', async () => {
     const first = marker();
     const r1 = await claude('up-anthropic', `RUN: echo ${first}`);
