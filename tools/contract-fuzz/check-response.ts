@@ -24,10 +24,7 @@ const STREAMING_OPS: Record<string, StreamProtocol> = {
   vertexStreamRawPredict: 'anthropic-messages',
 };
 
-/** Operations whose answer streams whatever the body says (the operation names the stream). */
-const ALWAYS_STREAMING = new Set(['vertexStreamRawPredict']);
-
-const streamAsked = (op: Operation, req: FuzzRequest) => ALWAYS_STREAMING.has(op.operationId) || wantsStream(req);
+const streamAsked = (op: Operation, req: FuzzRequest) => op.onlyStreams || wantsStream(req);
 
 type ErrorProtocol = 'openai' | 'anthropic' | 'bedrock' | 'either';
 

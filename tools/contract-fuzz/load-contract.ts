@@ -46,6 +46,8 @@ export interface Operation {
   credentials: Credential[];
   /** True when a documented 200 offers text/event-stream. */
   streams: boolean;
+  /** True when text/event-stream is all a documented 200 offers (the operation streams whatever the body says). */
+  onlyStreams: boolean;
   /** Media types a documented 200 offers besides JSON and SSE (the metrics' text/plain, Bedrock's event stream). */
   otherTypes: string[];
 }
@@ -119,6 +121,7 @@ function readOperations(definition: Record<string, any>): Operation[] {
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
         headers: documentedHeaders(definition, op.responses ?? {}),
         streams: 'text/event-stream' in ok,
+        onlyStreams: Object.keys(ok).length === 1 && 'text/event-stream' in ok,
         otherTypes: Object.keys(ok).filter((t) => t !== 'application/json' && t !== 'text/event-stream'),
       });
     }
