@@ -30,7 +30,7 @@ module.exports = {
     ),
     forbid('ledger-dialects-apart-pg', '^src/ledger/postgres/', '^src/ledger/sqlite/', 'one database per implementation'),
     forbid('ledger-dialects-apart-sqlite', '^src/ledger/sqlite/', '^src/ledger/postgres/', 'one database per implementation'),
-    forbid('only-ledger-touches-db', '^src/(?!ledger/)', 'node_modules/(kysely|pg|@electric-sql|kysely-pglite-dialect)/', 'only the ledger touches the database'),
+    forbid('only-ledger-touches-db', '^src/(?!ledger/)', 'node_modules/(kysely|pg|@electric-sql)/', 'only the ledger touches the database'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -178,7 +178,7 @@ const PGLITE_SETTINGS = ['shared_buffers=16MB', 'work_mem=1MB', 'temp_buffers=1M
 async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
   const unlock = dataDir.includes('://') ? undefined : await lockDataDir(dataDir);
   // Loaded only when PGlite is the database: the other ledgers never carry its modules.
-  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./postgres/pglite-dialect.js')]);
   let client: PGlite;
   try {
     // PostgreSQL compiled to WebAssembly is ~10 MB of code: V8's optimising tier (TurboFan) spent
@@ -205,7 +205,7 @@ async function connectPglite(dataDir: string): Promise<Kysely<Database>> {
       }
     };
   }
-  // kysely-pglite-dialect queues connections, so transactions never interleave on PGlite's one session.
+  // The dialect queues connections, so transactions never interleave on PGlite's one session.
   return new Kysely<Database>({ dialect: new PGliteDialect(client) });
 }
 

@@ -3,11 +3,11 @@
  * empty folder from the npm cache, and its `switchyard serve` started there against the fake
  * upstream, with one request through each protocol. What it proves: the bin runs compiled
  * JavaScript, the tarball carries every file the server reads, and the runtime dependencies are
- * complete without the development ones (tsx, TypeScript). The install and PGlite's first start
+ * complete without the development ones (tsx, TypeScript), with one PGlite. The install and PGlite's first start
  * take most of its time; the timeout allows for a loaded machine (114 s at a load of 15 on 2 cores).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,11 @@ describe('the npm package', () => {
     // No TypeScript loader or compiler anywhere: the bin can only be running dist/.
     for (const devOnly of ['tsx', 'typescript', '@typespec/compiler']) expect(existsSync(join(app, 'node_modules', devOnly))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'switchyard', 'src'))).toBe(false);
+    // One PGlite (27 MB), the one package.json names: no dependency may bring its own copy.
+    const pglites = (readdirSync(app, { recursive: true }) as string[]).filter((f) => /(^|\/)node_modules\/@electric-sql\/pglite\/package\.json$/.test(f));
+    expect(pglites).toEqual(['node_modules/@electric-sql/pglite/package.json']);
+    const wanted = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).dependencies['@electric-sql/pglite'];
+    expect(JSON.parse(readFileSync(join(app, pglites[0]), 'utf8')).version).toBe(wanted);
 
     const config = join(dir, 'catalog.yaml');
     writeFileSync(config, [
