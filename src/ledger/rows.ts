@@ -1,4 +1,4 @@
-import type { Account, JournalEntry, KeyRecord, TokenCounts, UsageRecord } from './types.js';
+import type { Account, Charge, JournalEntry, KeyRecord, PricedAttempt, TokenCounts, UsageRecord } from './types.js';
 import type { AccountRow, ApiKeyRow, JournalRow, UsageRecordRow } from './schema.js';
 import type { Usage } from '../ir/usage.js';
 
@@ -79,8 +79,55 @@ export function toUsageRecord(r: UsageRecordRow): UsageRecord {
       reasoning: r.reasoning_tokens,
     },
     cost: r.cost,
+    beyondHold: r.beyond_hold,
+    pricing: toPricing(r.pricing),
     createdAt: r.created_at,
   };
+}
+
+/** One attempt's priced lines as usage_records.pricing stores them: femtodollar amounts as exact decimal strings. */
+interface StoredPricing {
+  model: string;
+  deployment: string | null;
+  price_source: string | null;
+  service_tier: string | null;
+  long_context_above: number | null;
+  lines: Array<{ kind: string; count: number; rate: string }>;
+  exact: string;
+  cost: string;
+}
+
+/**
+ * A request's charges as usage_records.pricing (JSON text): each attempt's priced lines, so an
+ * invoice can be recomputed. Null unless every charge was priced line by line.
+ */
+export function pricingJson(charges: Charge[]): string | null {
+  if (charges.length === 0 || charges.some((c) => !c.priced)) return null;
+  const stored: StoredPricing[] = charges.map((c) => ({
+    model: c.model,
+    deployment: c.deployment ?? null,
+    price_source: c.priceSource ?? null,
+    service_tier: c.priced!.serviceTier ?? null,
+    long_context_above: c.priced!.above ?? null,
+    lines: c.priced!.lines.map((l) => ({ kind: l.kind, count: l.count, rate: l.rate.toString() })),
+    exact: c.priced!.exact.toString(),
+    cost: c.cost.toString(),
+  }));
+  return JSON.stringify(stored);
+}
+
+function toPricing(v: unknown): PricedAttempt[] | null {
+  if (!Array.isArray(v)) return null;
+  return (v as StoredPricing[]).map((p) => ({
+    model: p.model,
+    deployment: p.deployment,
+    priceSource: p.price_source,
+    serviceTier: p.service_tier,
+    longContextAbove: p.long_context_above,
+    lines: p.lines.map((l) => ({ kind: l.kind, count: l.count, rate: BigInt(l.rate) })),
+    exact: BigInt(p.exact),
+    cost: BigInt(p.cost),
+  }));
 }
 
 /** IR usage (numbers) -> ledger token counts (bigints); rejects what is not a count. */

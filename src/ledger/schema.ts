@@ -102,6 +102,10 @@ export interface UsageRecordsTable {
   end_user: string | null;
   session_id: string | null;
   user_id: string | null;
+  /** What the capture took that no hold covered (a debt; see the debt_pricing migration). */
+  beyond_hold: Generated<bigint>;
+  /** Each attempt's priced lines (StoredPricing[]), so an invoice can be recomputed; null when none. */
+  pricing: unknown;
   created_at: Timestamp;
 }
 

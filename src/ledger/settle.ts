@@ -22,12 +22,14 @@ export function checkCharges(charges: Charge[]): void {
  * because the database was away for longer than the hold's TTL, still captures the usage, which
  * may then take the balance below zero; see DECISIONS.md), in one statement (one transaction on
  * SQLite) for the whole batch (distinct request ids). For each request it marks the hold settled
- * (only if pending, so at most once), captures min(sum of its costs, its hold), returns the rest
- * to the available balance, writes one journal `capture` line per charge with its tokens and the
- * exact balance after it, and the usage record. Charges are captured in order; when the hold caps
- * them, the later lines carry less than their cost. The key budgets the holds were placed on get
- * the same move: held -> spent, the rest returned. How each database runs it: postgres/settle.ts
- * and sqlite/settle.ts.
+ * (only if pending, so at most once), captures the sum of its costs, returns the hold to the
+ * available balance, writes one journal `capture` line per charge with its tokens and the exact
+ * balance after it, and the usage record (with its priced lines). A cost above the hold (usage the
+ * worst case did not foresee) is captured in full, as a late capture is: the balance may go below
+ * zero by the difference, the lines past the hold say 'charged beyond its hold', and the usage
+ * record's `beyond_hold` says by how much. The key budgets the holds were placed on get the same
+ * move: held -> spent (up to their limit), the rest returned. How each database runs it:
+ * postgres/settle.ts and sqlite/settle.ts.
  */
 export async function settleMany(s: LedgerStatements, items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
   const results: Array<SettleResult | Error | undefined> = items.map(() => undefined);

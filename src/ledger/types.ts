@@ -1,6 +1,6 @@
 import type { KeyLimits } from '../limits/types.js';
 import type { Usage } from '../ir/usage.js';
-import type { PricedUsage } from './price.js';
+import type { PricedLine, PricedUsage } from './price.js';
 
 /** Money is integer nanodollars (1e-9 USD). */
 export const MONEY_UNIT = 'nanodollars';
@@ -92,7 +92,7 @@ export interface JournalEntry {
   balanceAfter: bigint;
   requestId: string | null;
   model: string | null;
-  /** The priced cost of a capture line; more than -amount when the hold capped it. */
+  /** The priced cost of a capture line (what it charged: -amount). */
   cost: bigint | null;
   tokens: TokenCounts | null;
   reason: string | null;
@@ -109,6 +109,28 @@ export interface Charge {
   exact?: bigint;
   /** The priced lines (each kind of token with its rate), so an invoice can be recomputed. */
   priced?: PricedUsage;
+  /** Where the price came from (the deployment's `priceSource`: config, the price table and its version...). */
+  priceSource?: string;
+  /** The deployment that served the attempt (`<model>/<name>`). */
+  deployment?: string;
+}
+
+/** One attempt's priced usage as the usage record keeps it: the invoice lines of the request. */
+export interface PricedAttempt {
+  model: string;
+  deployment: string | null;
+  /** Where the price came from. */
+  priceSource: string | null;
+  /** The service tier whose prices applied, when priced apart; null: the standard prices. */
+  serviceTier: string | null;
+  /** The long-context threshold the prompt was above, when a tier applied. */
+  longContextAbove: number | null;
+  /** Each kind of token (or server-tool use) with its count and rate (femtodollars per unit). */
+  lines: PricedLine[];
+  /** Femtodollars, exact: the sum of the lines. */
+  exact: bigint;
+  /** Nanodollars charged for this attempt (the request's exact sum is rounded up once, then split). */
+  cost: bigint;
 }
 
 /** What the pipeline knows about a finished request; the ledger adds account, cost and tokens. */
@@ -149,6 +171,13 @@ export interface UsageRecord extends UsageRecordInput {
   tokens: TokenCounts;
   /** What was captured for the request (0 for a released hold). */
   cost: bigint;
+  /**
+   * What of `cost` no hold covered (a debt): the part above the hold when the usage came to more
+   * than it, or all of a capture after its hold expired. The balance may be below zero by it.
+   */
+  beyondHold: bigint;
+  /** Each attempt's priced lines; null when the request was not priced line by line (a release). */
+  pricing: PricedAttempt[] | null;
   createdAt: Date;
 }
 

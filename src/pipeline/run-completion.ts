@@ -467,7 +467,9 @@ function chargeAttempt(charges: Charge[], summary: RunSummary, cand: Candidate, 
     const priced = priceUsage(billed, cand.price);
     const before = charges.reduce((sum, c) => sum + (c.exact ?? 0n), 0n);
     const cost = roundUpToNanos(before + priced.exact) - roundUpToNanos(before);
-    charges.push({ model: cand.model.id, usage, cost, exact: priced.exact, priced });
+    // A fast variant served by provider options has its own configured price.
+    const priceSource = cand.price === cand.deployment.price ? cand.deployment.priceSource : 'config (fast variant)';
+    charges.push({ model: cand.model.id, usage, cost, exact: priced.exact, priced, deployment: cand.deployment.id, ...(priceSource ? { priceSource } : {}) });
   }
 }
 

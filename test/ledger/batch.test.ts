@@ -123,7 +123,7 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     });
   });
 
-  it('one settle statement for several requests of two accounts: exact balances, chained journal, capped lines', async () => {
+  it('one settle statement for several requests of two accounts: exact balances, chained journal, a debt beyond a hold', async () => {
     const a = await ledger.createAccount('a', 1_000n);
     const b = await ledger.createAccount('b', 1_000n);
     const holds = [
@@ -135,32 +135,32 @@ describe.each(dbTargets)('batched ledger statements on $name', (target) => {
     for (const h of holds) await ledger.placeHold({ ...h, ttlMs: 60_000 });
     const results = await settleMany(ledger.statements, [
       { requestId: holds[0].requestId, charges: [charge(30n), charge(20n)], record },
-      { requestId: holds[1].requestId, charges: [charge(150n), charge(100n)], record }, // 250 > hold 200: capped
+      { requestId: holds[1].requestId, charges: [charge(150n), charge(100n)], record }, // 250 > hold 200: 50 beyond it
       { requestId: holds[2].requestId, charges: [], record: { ...record, status: 'error' } },
       { requestId: holds[3].requestId, charges: [charge(7n)], record },
       { requestId: 'never-held', charges: [], record },
     ]);
     expect(results.map((r) => (r instanceof GatewayError ? r.kind : r))).toEqual([
       { captured: 50n, settled: true },
-      { captured: 200n, settled: true },
+      { captured: 250n, settled: true },
       { captured: 0n, settled: true },
       { captured: 7n, settled: true },
       'not_found',
     ]);
-    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 750n, held: 0n });
+    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 700n, held: 0n });
     expect(await ledger.getAccount(b.id)).toMatchObject({ balance: 993n, held: 0n });
     const lines = (await ledger.ledgerEntries(a.id)).filter((e) => e.kind === 'capture').sort((x, y) => Number(x.id - y.id));
     expect(lines.map((l) => [l.amount, l.balanceAfter, l.reason])).toEqual([
       [-30n, 970n, null],
       [-20n, 950n, null],
       [-150n, 800n, null],
-      [-50n, 750n, 'capped by the hold'],
+      [-100n, 700n, 'charged beyond its hold'],
     ]);
     const { rows } = await sql<{ n: bigint }>`SELECT count(*) AS n FROM usage_records WHERE account_id IN (${a.id}, ${b.id})`.execute(ledger.db);
     expect(rows[0].n).toBe(4n);
     // Settling again answers what the first settle captured, and changes nothing.
     const again = await settleMany(ledger.statements, [{ requestId: holds[1].requestId, charges: [charge(1n)], record }]);
-    expect(again).toEqual([{ captured: 200n, settled: false }]);
+    expect(again).toEqual([{ captured: 250n, settled: false }]);
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 

@@ -34,6 +34,8 @@ describe.each(dbTargets)('late capture ($name)', (target) => {
     expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 500n, held: 1_000n });
     const [capture] = (await ledger.ledgerEntries(a.id)).filter((e) => e.requestId === late);
     expect(capture).toMatchObject({ amount: -500n, balanceAfter: 500n, reason: 'captured after its hold expired' });
+    // No hold covered any of it: the usage record says so.
+    expect((await ledger.usageRecords(a.id)).find((u) => u.requestId === late)).toMatchObject({ cost: 500n, beyondHold: 500n });
 
     // The other request uses all it held: the balance goes below zero, recorded as such.
     expect(await ledger.settle({ requestId: other, charges: [{ model: 'm', usage: usage(10, 90), cost: 1_000n }], record })).toEqual({ captured: 1_000n, settled: true });
@@ -46,6 +48,24 @@ describe.each(dbTargets)('late capture ($name)', (target) => {
     await ledger.placeHold({ requestId: rid(), accountId: a.id, amount: 100n, ttlMs: 60_000 });
     const usageRows = await sql<{ n: number }>`SELECT count(*) AS n FROM usage_records WHERE request_id IN (${late}, ${other})`.execute(ledger.db);
     expect(Number(usageRows.rows[0].n)).toBe(2);
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a cost above a live hold is charged in full like a late capture: the key budget counts it up to its limit, balances stay exact', async () => {
+    const a = await ledger.createAccount('beyond', 1_000n);
+    const { record: key } = await ledger.createKey(a.id, { budgets: [{ period: 'day', limit: 700n }] });
+    const id = rid();
+    await ledger.placeHold({ requestId: id, accountId: a.id, keyId: key.id, amount: 600n, ttlMs: 60_000 });
+    const charged = await ledger.settle({ requestId: id, charges: [{ model: 'm', usage: usage(10, 20), cost: 1_250n }], record: { ...record, keyId: key.id } });
+    expect(charged).toEqual({ captured: 1_250n, settled: true });
+    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: -250n, held: 0n });
+    const [line] = (await ledger.ledgerEntries(a.id)).filter((e) => e.requestId === id);
+    expect(line).toMatchObject({ amount: -1_250n, balanceAfter: -250n, cost: 1_250n, reason: 'charged beyond its hold' });
+    const [u] = await ledger.usageRecords(a.id);
+    expect(u).toMatchObject({ requestId: id, cost: 1_250n, beyondHold: 650n });
+    expect((await ledger.budgetStatus(key.id))[0]).toMatchObject({ spent: 700n, held: 0n, remaining: 0n });
+    const { rows: [hold] } = await sql<{ amount: bigint; captured: bigint }>`SELECT amount, captured FROM holds WHERE id = ${id}`.execute(ledger.db);
+    expect([BigInt(hold.amount), BigInt(hold.captured)]).toEqual([600n, 1_250n]);
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 

@@ -150,8 +150,8 @@ describe.each(dbTargets)('ledger on $name', (target) => {
     expect((await rejects(ledger.settle({ requestId: 'never-held', charges, record: record() }))).kind).toBe('not_found');
   });
 
-  it('never captures more than the hold: later charges are capped, balance_after stays exact', async () => {
-    const a = await ledger.createAccount('cap', 10_000n);
+  it('a cost above the hold is charged in full: a recorded debt, the balance below zero, balance_after exact', async () => {
+    const a = await ledger.createAccount('debt', 1_500n);
     const id = rid();
     await ledger.placeHold({ requestId: id, accountId: a.id, amount: 1_000n, ttlMs: 60_000 });
     const r = await ledger.settle({
@@ -163,14 +163,46 @@ describe.each(dbTargets)('ledger on $name', (target) => {
       ],
       record: record(),
     });
-    expect(r).toEqual({ captured: 1_000n, settled: true });
+    expect(r).toEqual({ captured: 1_800n, settled: true });
     const lines = (await ledger.ledgerEntries(a.id, 3)).reverse();
     expect(lines.map((l) => [l.model, l.amount, l.balanceAfter, l.cost, l.reason])).toEqual([
-      ['x', -600n, 9_400n, 600n, null],
-      ['y', -400n, 9_000n, 600n, 'capped by the hold'],
-      ['z', 0n, 9_000n, 600n, 'capped by the hold'],
+      ['x', -600n, 900n, 600n, null],
+      ['y', -600n, 300n, 600n, 'charged beyond its hold'],
+      ['z', -600n, -300n, 600n, 'charged beyond its hold'],
     ]);
-    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: 9_000n, held: 0n });
+    expect(await ledger.getAccount(a.id)).toMatchObject({ balance: -300n, held: 0n, available: -300n });
+    const [u] = await ledger.usageRecords(a.id);
+    expect(u).toMatchObject({ requestId: id, cost: 1_800n, beyondHold: 800n, pricing: null });
+    // Settling again answers what the first settle captured, and changes nothing.
+    expect(await ledger.settle({ requestId: id, charges: [{ model: 'x', usage: usage(1, 1), cost: 1n }], record: record() })).toEqual({ captured: 1_800n, settled: false });
+    // In debt, the account gets no new hold until it is topped up.
+    expect((await rejects(ledger.placeHold({ requestId: rid(), accountId: a.id, amount: 1n, ttlMs: 60_000 }))).kind).toBe('insufficient_balance');
+    await ledger.credit(a.id, 400n, 'top-up');
+    await ledger.placeHold({ requestId: rid(), accountId: a.id, amount: 100n, ttlMs: 60_000 });
+    expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a cost within the hold records no debt; the usage record keeps the priced lines it was given', async () => {
+    const a = await ledger.createAccount('priced', 10_000n);
+    const id = rid();
+    await ledger.placeHold({ requestId: id, accountId: a.id, amount: 1_000n, ttlMs: 60_000 });
+    const lines = [
+      { kind: 'input', count: 100, rate: 3_000_000_000n },
+      { kind: 'cache_write_1h', count: 10, rate: 6_000_000_000n },
+      { kind: 'web_search', count: 1, rate: 10_000_000_000_000n },
+    ];
+    const exact = 100n * 3_000_000_000n + 10n * 6_000_000_000n + 10_000_000_000_000n;
+    // Charged 900 (as if a cheaper earlier attempt had rounded up the request's sum): the record keeps both.
+    const charge = {
+      model: 'x', usage: usage(100, 0), cost: 900n, exact, deployment: 'x/0', priceSource: 'config',
+      priced: { lines, exact, serviceTier: 'priority', above: 200_000 },
+    };
+    expect(await ledger.settle({ requestId: id, charges: [charge], record: record() })).toEqual({ captured: 900n, settled: true });
+    const [u] = await ledger.usageRecords(a.id, 1);
+    expect(u).toMatchObject({ requestId: id, cost: 900n, beyondHold: 0n });
+    expect(u.pricing).toEqual([
+      { model: 'x', deployment: 'x/0', priceSource: 'config', serviceTier: 'priority', longContextAbove: 200_000, lines, exact, cost: 900n },
+    ]);
     expect(await ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
   });
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SettleRequest } from '../types.js';
 import type { SettledHold } from '../statements.js';
-import { tokenCounts } from '../rows.js';
+import { pricingJson, tokenCounts } from '../rows.js';
 import { toJson } from '../json.js';
 import { budgetReturn } from './budgets.js';
 
@@ -33,7 +33,7 @@ function chargeRows(requestId: string, s: SettleRequest): object[] {
  */
 export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Promise<SettledHold[]> {
   const charges = valid.flatMap((s) => chargeRows(s.requestId, s));
-  const requests = valid.map(({ requestId, record: r }) => ({
+  const requests = valid.map(({ requestId, record: r, charges: cs }) => ({
     id: requestId,
     key_id: r.keyId,
     model_requested: r.modelRequested,
@@ -44,12 +44,13 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
     end_user: r.endUser ?? null,
     session_id: r.session ?? null,
     user_id: r.userId ?? null,
+    pricing: pricingJson(cs),
   }));
   const { rows } = await sql<SettledHold>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
           AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text,
-            end_user text, session_id text, user_id text)
+            end_user text, session_id text, user_id text, pricing text)
       ), c AS (
         SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
         FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
@@ -64,12 +65,12 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
         WHERE id = ANY (ARRAY(SELECT account_id FROM holds WHERE holds.id = ANY (ARRAY(SELECT id FROM r))))
         ORDER BY id FOR UPDATE
       ), hp AS (
-        UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
+        UPDATE holds SET status = 'settled', resolved_at = now(), captured = t.cost
         FROM t
         WHERE holds.id = ANY (ARRAY(SELECT id FROM r)) AND holds.id = t.id AND holds.status = 'pending'
         RETURNING holds.id, holds.account_id, holds.amount, holds.captured, false AS late
       ), he AS (
-        UPDATE holds SET status = 'settled', resolved_at = now(), captured = LEAST(holds.amount, t.cost)
+        UPDATE holds SET status = 'settled', resolved_at = now(), captured = t.cost
         FROM t
         WHERE holds.id = ANY (ARRAY(SELECT id FROM r)) AND holds.id = t.id AND holds.status = 'expired'
         RETURNING holds.id, holds.account_id, holds.amount, holds.captured, true AS late
@@ -87,7 +88,7 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
         WHERE accounts.id = ANY (ARRAY(SELECT id FROM lk)) AND accounts.id = per.account_id
         RETURNING accounts.id, accounts.balance AS after_all
       ), lines AS (
-        SELECT h.account_id, h.late, c.*, LEAST(h.captured, c.before + c.cost) - LEAST(h.captured, c.before) AS taken
+        SELECT h.account_id, h.late, h.amount AS held_amount, c.*, c.cost AS taken
         FROM h JOIN c ON c.req = h.id
       ), j AS (
         INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
@@ -96,15 +97,16 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
           a.after_all + coalesce(sum(l.taken) OVER (
             PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
           l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
-          CASE WHEN l.late THEN 'captured after its hold expired' WHEN l.taken < l.cost THEN 'capped by the hold' END
+          CASE WHEN l.late THEN 'captured after its hold expired' WHEN l.before + l.cost > l.held_amount THEN 'charged beyond its hold' END
         FROM lines l JOIN a ON a.id = l.account_id
         ORDER BY l.account_id, l.req, l.ord
       ), u AS (
         INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
           input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-          cost, latency_ms, status, end_user, session_id, user_id)
+          cost, latency_ms, status, end_user, session_id, user_id, beyond_hold, pricing)
         SELECT r.id, h.account_id, r.key_id, r.model_requested, r.model_served, r.attempts,
-          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status, r.end_user, r.session_id, r.user_id
+          t.in_nc, t.in_cr, t.in_cw, t.out_total, t.out_reason, h.captured, r.latency_ms, r.status, r.end_user, r.session_id, r.user_id,
+          CASE WHEN h.late THEN h.captured ELSE GREATEST(h.captured - h.amount, 0) END, r.pricing::jsonb
         FROM h JOIN r ON r.id = h.id JOIN t ON t.id = h.id
       )
       SELECT id, captured FROM h`.execute(db);

@@ -32,7 +32,7 @@ export const DATE_COLUMNS = new Set(['created_at', 'revoked_at', 'expires_at', '
 /** INTEGER columns that the ledger reads as numbers (PostgreSQL `integer`): everything else stays bigint. */
 export const NUMBER_COLUMNS = new Set(['rpm_limit', 'tpm_limit']);
 /** Columns stored as JSON text (PostgreSQL jsonb and text[]). */
-export const JSON_COLUMNS = new Set(['allowed_models', 'attempts', 'response', 'input_items', 'item', 'groups', 'before', 'after']);
+export const JSON_COLUMNS = new Set(['allowed_models', 'attempts', 'response', 'input_items', 'item', 'groups', 'before', 'after', 'pricing']);
 
 /**
  * Parameters as SQLite takes them. Anything else is refused with a TypeError here: the native
