@@ -46,10 +46,11 @@ typecheck: install
 	npx tsc --noEmit -p .
 	npx tsc --noEmit -p console/tsconfig.json
 
-## Layering (imports point down), types, and the published document.
+## Layering (imports point down), the ledger's dialects, where tests live, types, and the published document.
 lint: install typecheck lint-openapi
 	npx depcruise --config .dependency-cruiser.cjs src
 	node tools/check-ledger-dialect.mjs src
+	node tools/check-test-layout.mjs
 
 ## Redocly's recommended rules (redocly.yaml) and Spectral's oas rules (.spectral.yaml): errors fail,
 ## the warnings left are listed in spec/DECISIONS.md.

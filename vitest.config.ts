@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts', 'spec/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts', 'spec/**/*.test.ts', 'console/src/**/*.test.ts'],
     // Real agent CLIs: `make agents` (vitest.agents.config.ts).
     exclude: [...configDefaults.exclude, 'test/agents/**'],
     testTimeout: 30_000,

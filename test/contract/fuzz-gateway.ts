@@ -3,7 +3,7 @@
  * unpaced, and models served through the fake upstream over the OpenAI and Anthropic protocols.
  */
 import { buildCatalog } from '../../src/config/load-config.js';
-import { validateOfficial, withoutSwitchyardExtensions } from '../../src/protocols/shared/official-schemas.test-helper.js';
+import { validateOfficial, withoutSwitchyardExtensions } from '../support/official-schemas.js';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import type { FuzzContext } from '../../tools/contract-fuzz/build-requests.js';
 import type { OfficialChecks } from '../../tools/contract-fuzz/check-response.js';

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIBackend } from 'openapi-backend';
 import { compileComponent, loadApi, type SchemaCheck } from '../../spec/load-api.js';
-import { validateOfficial, withoutSwitchyardExtensions, type Vendor } from '../../src/protocols/shared/official-schemas.test-helper.js';
+import { validateOfficial, withoutSwitchyardExtensions, type Vendor } from '../support/official-schemas.js';
 
 export type ClientProtocol = 'chat' | 'messages' | 'responses';
 export const CLIENT_PROTOCOLS: ClientProtocol[] = ['chat', 'messages', 'responses'];

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { validateOfficial } from '../../src/protocols/shared/official-schemas.test-helper.js';
+import { validateOfficial } from '../support/official-schemas.js';
 import { transcriptsDir } from '../../tools/fake-upstream/index.js';
 import { bodyErrors, schemaErrors } from '../support/stream-checks.js';
 import { REFERENCE_PRESENT } from '../support/reference.js';

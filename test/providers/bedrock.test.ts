@@ -11,12 +11,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayError, type Message, type Request, type UpstreamEvent } from '../../src/ir/index.js';
 import { bedrockProvider } from '../../src/providers/bedrock/index.js';
 import { encodeInvokeRequest } from '../../src/providers/bedrock/encode-request.js';
-import { readEventStream } from '../../src/providers/bedrock/read-event-stream.js';
 import { resetCredentialChains, sigV4Signer } from '../../src/providers/bedrock/sign-request.js';
-import { buildCatalog } from '../../src/config/load-config.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
 import type { ProviderConfig } from '../../src/providers/types.js';
-import { chunkFrame, corruptFrame, exceptionFrame } from '../../tools/fake-upstream/bedrock.js';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { REFERENCE_PRESENT, reportSkippedWithoutReference } from '../support/reference.js';
 import { TRANSCRIPTS, assertWellFormed, baseRequest, collect, drainSettled, makeCall } from './helpers.js';
@@ -377,30 +374,6 @@ describe('the Bedrock provider on Converse', () => {
   });
 });
 
-describe('readEventStream: frames split anywhere', () => {
-  it('reassembles frames split at every byte and keeps exception frames apart', async () => {
-    const bytes = Buffer.concat([chunkFrame({ type: 'ping' }), exceptionFrame('validationException', 'bad')]);
-    async function* oneByteAtATime() {
-      for (const b of bytes) yield new Uint8Array([b]);
-    }
-    const out = [];
-    for await (const ev of readEventStream(oneByteAtATime())) out.push(ev);
-    expect(out).toEqual([
-      { event: 'chunk', data: JSON.stringify({ bytes: Buffer.from('{"type":"ping"}').toString('base64') }) },
-      { event: 'exception:validationException', data: '{"message":"bad"}' },
-    ]);
-  });
-
-  it('refuses a frame whose CRC is wrong', async () => {
-    async function* one() {
-      yield corruptFrame();
-    }
-    await expect(async () => {
-      for await (const _ of readEventStream(one())) void _;
-    }).rejects.toThrow(/malformed event stream/);
-  });
-});
-
 reportSkippedWithoutReference('the recorded Bedrock transcripts replayed by the Bedrock provider');
 describe.skipIf(!REFERENCE_PRESENT)('the Bedrock provider replays every recorded InvokeModel and Converse transcript over HTTP', () => {
   const dir = path.join(TRANSCRIPTS, 'bedrock');
@@ -420,34 +393,5 @@ describe.skipIf(!REFERENCE_PRESENT)('the Bedrock provider replays every recorded
     const { error } = await run('transcript:bedrock/error-400-validation.json');
     const e = error as GatewayError;
     expect({ status: e.status, code: e.code, message: e.message }).toEqual({ status: 400, code: 'ValidationException', message: 'The provided model identifier is invalid.' });
-  });
-});
-
-describe('a bedrock provider in the config', () => {
-  const doc = (provider: Record<string, unknown>) => ({
-    providers: { bedrock: { type: 'bedrock', ...provider } },
-    models: [{ id: 'claude', provider: 'bedrock', upstream_model: MODEL, price: { input: '3', output: '15' } }],
-  });
-  const load = (provider: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => buildCatalog(doc(provider), env, 'test.yaml').providers.get('bedrock')!;
-
-  it("takes its region from options, else AWS_REGION, and its default URL is the region's endpoint", () => {
-    expect(load({ options: { region: 'eu-central-1', profile: 'prod' } })).toMatchObject({ baseUrl: 'https://bedrock-runtime.{region}.amazonaws.com', options: { region: 'eu-central-1', profile: 'prod' } });
-    expect(load({}, { AWS_REGION: 'us-west-2' }).options).toEqual({ region: 'us-west-2' });
-    expect(load({}, { AWS_DEFAULT_REGION: 'ap-south-1' }).options).toEqual({ region: 'ap-south-1' });
-  });
-
-  it('refuses to start without a region, with a bad one, or with an unknown option, naming the entry', () => {
-    expect(() => load({})).toThrow(/providers\.bedrock\.options: no AWS region/);
-    expect(() => load({ options: { region: 'Europe' } })).toThrow(/providers\.bedrock\.options/);
-    expect(() => load({ options: { region: 'us-east-1', zone: 'a' } })).toThrow(/additional properties: "zone"/);
-  });
-
-  it('a model on a base_url that names the region is priced from the table without a price', () => {
-    const c = buildCatalog(
-      { providers: { bedrock: { type: 'bedrock', base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', options: { region: 'us-east-1' } } }, models: [{ id: 'claude', provider: 'bedrock', upstream_model: MODEL }] },
-      {},
-      'test.yaml',
-    );
-    expect(c.models.get('claude')!.price.input).toBeGreaterThan(0n);
   });
 });

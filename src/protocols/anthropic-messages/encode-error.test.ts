@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, type ErrorKind } from '../../ir/errors.js';
-import { validateOfficial } from '../shared/official-schemas.test-helper.js';
+import { validateOfficial } from '../../../test/support/official-schemas.js';
 import { encodeMessagesError } from './encode-error.js';
 
 describe('encodeMessagesError', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { testMeta, testResponse, usage } from '../shared/fixtures.test-helper.js';
-import { validateOfficial, withoutSwitchyardExtensions } from '../shared/official-schemas.test-helper.js';
+import { testMeta, testResponse, usage } from '../../../test/support/encoder-fixtures.js';
+import { validateOfficial, withoutSwitchyardExtensions } from '../../../test/support/official-schemas.js';
 import { encodeMessagesResponse } from './encode-response.js';
 import { REFERENCE_PRESENT } from '../../../tools/reference.js';
 

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError, type Request } from '../../ir/index.js';
 import { decodeRequest } from './decode-request.js';
-import { REFERENCE_PRESENT, readTranscript, transcriptDir } from './fixtures.test-helper.js';
+import { REFERENCE_PRESENT, readTranscript, transcriptDir } from '../../../test/support/responses-fixtures.js';
 
 const decode = (body: Record<string, unknown>): Request => decodeRequest({ model: 'm', input: 'x', ...body }, {});
 const ext = (r: Request) => r.ext['openai-responses'] ?? {};

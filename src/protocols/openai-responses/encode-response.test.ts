@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Collector, type Response, type StreamEvent, type Attempt } from '../../ir/index.js';
 import { encodeResponse } from './encode-response.js';
-import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, responseErrors } from './fixtures.test-helper.js';
+import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, responseErrors } from '../../../test/support/responses-fixtures.js';
 
 const usage = { input: { noCache: 800, cacheRead: 65, cacheWrite: 0 }, output: { total: 163, reasoning: 128 } };
 const base = (over: Partial<Response> = {}): Response => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, type StreamEvent, type Usage } from '../../ir/index.js';
-import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, sseEvents, streamEventErrors } from './fixtures.test-helper.js';
+import { REFERENCE_PRESENT, encodeEvents, metaFor, readTranscript, sseEvents, streamEventErrors } from '../../../test/support/responses-fixtures.js';
 import { initStream, stream } from './encode-stream.js';
 import { decodeEncryptedContent } from '../shared/reasoning-envelope.js';
 

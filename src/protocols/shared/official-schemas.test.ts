@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { validateOfficial, withoutSwitchyardExtensions } from './official-schemas.test-helper.js';
+import { validateOfficial, withoutSwitchyardExtensions } from '../../../test/support/official-schemas.js';
 import { pathToFileURL } from 'node:url';
 import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../../tools/reference.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Request } from '../../ir/index.js';
-import { makeCall, makeRequest, run } from './local-call.test-helper.js';
+import { makeCall, makeRequest, run } from '../../../test/support/local-call.js';
 
 const QUESTIONS = Array.from({ length: 12 }, (_, i) => `Question ${i}: what should I know about topic number ${i * 7}?`);
 const sentencesOf = (text: string) => text.split(/(?<=[.!?])\s+/).filter(Boolean);

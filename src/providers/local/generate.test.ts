@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message, ReasoningPart, UpstreamEvent, TextPart, Tool, ToolCallPart } from '../../ir/index.js';
 import { countRequestTokens, countTokens } from '../../util/tokenizer.js';
 import { localProvider } from './index.js';
-import { makeCall, makeRequest, run, schemaValidator } from './local-call.test-helper.js';
+import { makeCall, makeRequest, run, schemaValidator } from '../../../test/support/local-call.js';
 import { LATE_REFUSAL_PREFIX } from './plan-output.js';
 import { REFUSAL_TRIGGER } from './read-conversation.js';
 import { signerOf } from './sign-reasoning.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../ir/index.js';
-import { makeRequest } from './local-call.test-helper.js';
+import { makeRequest } from '../../../test/support/local-call.js';
 import { mentions, pickToolCalls, userStrings } from './pick-tool-call.js';
 import { readConversation } from './read-conversation.js';
 

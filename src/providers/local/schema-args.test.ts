@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaValidator } from './local-call.test-helper.js';
+import { schemaValidator } from '../../../test/support/local-call.js';
 import { MAX_CHARS, argsForSchema, type StringSource } from './schema-args.js';
 
 const fixed = (...values: string[]): StringSource => {

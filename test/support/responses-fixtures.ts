@@ -1,13 +1,13 @@
-/** Test-only helpers shared by this folder's tests. */
+/** Helpers shared by the Responses translators' tests (src/protocols/openai-responses). */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Request, StreamEvent } from '../../ir/index.js';
-import { runTranslator } from '../../ir/index.js';
-import type { EncodeMeta, SseFrame } from '../types.js';
-import { validateOfficial } from '../shared/official-schemas.test-helper.js';
-import { decodeRequest } from './decode-request.js';
-import { initStream, stream } from './encode-stream.js';
-import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../../tools/reference.js';
+import type { Request, StreamEvent } from '../../src/ir/index.js';
+import { runTranslator } from '../../src/ir/index.js';
+import type { EncodeMeta, SseFrame } from '../../src/protocols/types.js';
+import { validateOfficial } from './official-schemas.js';
+import { decodeRequest } from '../../src/protocols/openai-responses/decode-request.js';
+import { initStream, stream } from '../../src/protocols/openai-responses/encode-stream.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS_DIR } from '../../tools/reference.js';
 
 /** The recorded Responses transcripts (reference folder; tests that read them skip without it). */
 export const transcriptDir = path.join(TRANSCRIPTS_DIR, 'openai-responses');

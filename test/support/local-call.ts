@@ -1,11 +1,11 @@
-/** Builders and checks shared by the local provider's tests. */
+/** Builders and checks shared by the local provider's tests (src/providers/local). */
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
-import { baseRequest } from '../../../test/support/ir-fixtures.js';
-import { Collector, type Request, type UpstreamEvent } from '../../ir/index.js';
-import type { ProviderCall } from '../types.js';
-import { localProvider } from './index.js';
+import { baseRequest } from './ir-fixtures.js';
+import { Collector, type Request, type UpstreamEvent } from '../../src/ir/index.js';
+import type { ProviderCall } from '../../src/providers/types.js';
+import { localProvider } from '../../src/providers/local/index.js';
 
 export function makeRequest(over: Partial<Request> = {}): Request {
   return baseRequest({

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeRequest as encodeAnthropic } from '../../src/providers/anthropic/encode-request.js';
-import { encodeRequest as encodeOpenai } from '../../src/providers/openai/encode-request.js';
-import type { Message } from '../../src/ir/index.js';
-import { REFERENCE_PRESENT, TRANSCRIPTS, baseRequest, providerConfig } from './helpers.js';
+import { encodeRequest as encodeAnthropic } from './anthropic/encode-request.js';
+import { encodeRequest as encodeOpenai } from './openai/encode-request.js';
+import type { Message } from '../ir/index.js';
+import { REFERENCE_PRESENT, TRANSCRIPTS, baseRequest, providerConfig } from '../../test/providers/helpers.js';
 
 const target = (type: 'openai' | 'anthropic', fastOptions?: { serviceTier?: string; speed?: string }) => ({
   provider: providerConfig(type, 'http://x'),
@@ -185,7 +185,7 @@ describe('openai encode-request: the ceiling field', () => {
 
 describe('responses encode-request reads the IR proper, never another protocol\'s bag', () => {
   it('image detail, a refusal given back and hoisted system messages come from the IR, whichever client sent them', async () => {
-    const { encodeRequest: encodeResponses } = await import('../../src/providers/openai-responses/encode-request.js');
+    const { encodeRequest: encodeResponses } = await import('./openai-responses/encode-request.js');
     const request = baseRequest({
       system: [
         { type: 'text', text: 'Top-level rule.' },

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { REFERENCE_DIR, REFERENCE_PRESENT } from '../../../tools/reference.js';
+import { REFERENCE_DIR, REFERENCE_PRESENT } from '../../tools/reference.js';
 
 export type Vendor = 'openai' | 'anthropic';
 

@@ -1,11 +1,11 @@
-/** Test-only builders for encoder inputs. */
-import { baseRequest } from '../../../test/support/ir-fixtures.js';
-import type { Request } from '../../ir/request.js';
-import type { Response } from '../../ir/response.js';
-import type { StreamEvent } from '../../ir/stream.js';
-import { runTranslator, type StreamTranslator } from '../../ir/translator.js';
-import type { Usage } from '../../ir/usage.js';
-import type { EncodeMeta, SseFrame } from '../types.js';
+/** Builders for the protocol encoders' inputs, shared by their tests in src/protocols. */
+import { baseRequest } from './ir-fixtures.js';
+import type { Request } from '../../src/ir/request.js';
+import type { Response } from '../../src/ir/response.js';
+import type { StreamEvent } from '../../src/ir/stream.js';
+import { runTranslator, type StreamTranslator } from '../../src/ir/translator.js';
+import type { Usage } from '../../src/ir/usage.js';
+import type { EncodeMeta, SseFrame } from '../../src/protocols/types.js';
 
 export function testRequest(over: Partial<Request> = {}): Request {
   return baseRequest({ model: 'model-a', messages: [], ...over });
