@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * Read an account's usage records, newest first, a page at a time
-         * @description One record per request: model, tokens, cost, latency, end user and session; filterable by end user and session.
+         * @description One record per request: model, tokens, cost, latency, end user, session and identity-provider user; filterable by end user, session and user.
          */
         get: operations["adminGetUsage"];
         put?: never;
@@ -3271,6 +3271,8 @@ export interface components {
             end_user: string | null;
             /** @description The session the client named: Claude Code's `X-Claude-Code-Session-Id` header, else OpenAI `prompt_cache_key` (at most 256 characters). Null when none. */
             session: string | null;
+            /** @description The user whose identity-provider token made the request (`usr_…`, as `GET /admin/users` lists them). Null for a request made with an API key. */
+            user_id: string | null;
             created_at: string;
         };
         /** @description A user signed in through the identity provider: made on first sight under the account their organisation maps to. */
@@ -4603,6 +4605,8 @@ export interface operations {
                 end_user?: components["schemas"]["LedgerText"];
                 /** @description Only the records of this session (`session` of a record). */
                 session?: components["schemas"]["LedgerText"];
+                /** @description Only the records of this identity-provider user (`user_id` of a record). */
+                user_id?: components["schemas"]["LedgerText"];
             };
             header?: never;
             path: {

@@ -154,6 +154,7 @@ export async function getUsage(ledger: Ledger, input: HandlerInput): Promise<Han
   const filter = {
     ...(typeof input.query.end_user === 'string' ? { endUser: input.query.end_user } : {}),
     ...(typeof input.query.session === 'string' ? { session: input.query.session } : {}),
+    ...(typeof input.query.user_id === 'string' ? { userId: input.query.user_id } : {}),
   };
   return { kind: 'json', status: 200, body: await usagePage(ledger, input.params.account_id, limitOf(input), before, filter) };
 }
@@ -175,6 +176,7 @@ export function usageBody(r: UsageRecord) {
     status: r.status,
     end_user: r.endUser ?? null,
     session: r.session ?? null,
+    user_id: r.userId ?? null,
     created_at: r.createdAt.toISOString(),
   };
 }

@@ -11,16 +11,19 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { buildCatalog } from '../../src/config/load-config.js';
+import { buildIdentityConfig, type IdentityConfig } from '../../src/config/identity.js';
+import { userIdFor } from '../../src/http/identity/resolve-principal.js';
 import { bedrockCatalogDocument, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
 import { FAKE_KEY_ENV } from '../support/fake-catalog.js';
 import { startFakeGateway, startTestGateway, type FakeGateway, type TestGateway } from '../support/gateway.js';
+import { DESKTOP_CLIENT_ID, GATEWAY_AUDIENCE, startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 import { VERTEX_PROJECT_PATH, vertexCatalogDocument } from '../support/vertex-catalog.js';
 
 /** The pinned CLIs (`make agents`), or the folder `SWITCHYARD_AGENT_CLIS` names (`make agents-latest`: the newest on npm). */
@@ -35,19 +38,26 @@ let fake: FakeUpstream;
 let gw: TestGateway;
 let home: string;
 let restoreAwsEnv: (() => void) | undefined;
+let issuer: TestIssuer;
 
 /**
  * One gateway for every case: the fake catalog's Anthropic and OpenAI upstreams (`up-anthropic`,
- * `up-openai`), Claude on Bedrock (`bd`, InvokeModel) and on Vertex (`vc`), and Gemini on Vertex (`vg`).
+ * `up-openai`), Claude on Bedrock (`bd`, InvokeModel) and on Vertex (`vc`), and Gemini on Vertex (`vg`);
+ * it also takes tokens from an OpenID Connect provider in this process (oidc-provider), whose
+ * users of the organisation `acme` are billed to the test account.
  */
 beforeAll(async () => {
   restoreAwsEnv = useTestAwsCredentials();
+  issuer = await startTestIssuer({ dana: { email: 'dana@acme.test', groups: ['engineering'], org: 'acme' } });
+  const identity: IdentityConfig = buildIdentityConfig({ claims: { organization: 'org_id' } }, { SWITCHYARD_OIDC_ISSUER: issuer.issuer, SWITCHYARD_OIDC_AUDIENCE: GATEWAY_AUDIENCE })!;
   const catalog = (f: FakeUpstream) => buildCatalog(vertexCatalogDocument(f, bedrockCatalogDocument(f)), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'agent catalog');
-  started = await startFakeGateway((f) => ({ catalog: catalog(f) }), { scenario: { agent: true }, awsCredentials: TEST_AWS_CREDENTIALS });
+  started = await startFakeGateway((f) => ({ catalog: catalog(f), identity }), { scenario: { agent: true }, awsCredentials: TEST_AWS_CREDENTIALS });
   ({ fake, gw } = started);
+  identity.organizations.acme = gw.accountId;
 });
 afterAll(async () => {
   await started?.close();
+  await issuer?.close();
   restoreAwsEnv?.();
 });
 beforeEach(() => {
@@ -198,6 +208,54 @@ describe.skipIf(!installed('claude'))('Claude Code', () => {
     // The upstream saw the earlier turn (its command and its result) in the conversation.
     expect(fake.requests.some((q) => JSON.stringify(q.body).includes(first) && JSON.stringify(q.body).includes('And now say hello.'))).toBe(true);
   }, 240_000);
+});
+
+/**
+ * Claude Code with an `apiKeyHelper` (in the user's settings.json) printing the user's token from
+ * the organisation's identity provider: test/agents/idp-token-helper.mjs exchanges the refresh
+ * token a sign-in left for a fresh access token, as an organisation's helper does. Claude Code sends
+ * it on every request; the gateway verifies it against the provider's published keys and bills
+ * the user's organisation's account, each record naming the user.
+ */
+describe.skipIf(!installed('claude'))('Claude Code with an apiKeyHelper printing an identity-provider token', () => {
+  const HELPER = path.resolve(import.meta.dirname, 'idp-token-helper.mjs');
+
+  it('completes a tool round trip, every request authenticated by the token and attributed to its user', async () => {
+    const { refreshToken } = await issuer.signIn('dana', { offline: true });
+    expect(refreshToken, 'the identity provider issued a refresh token').toBeTruthy();
+    const state = path.join(home, 'idp-helper-state.json');
+    writeFileSync(state, JSON.stringify({ token_endpoint: `${issuer.issuer}/token`, client_id: DESKTOP_CLIENT_ID, refresh_token: refreshToken }));
+    mkdirSync(path.join(home, '.claude'));
+    writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ apiKeyHelper: `"${process.execPath}" "${HELPER}" "${state}"` }));
+    const dana = userIdFor(issuer.issuer, 'dana');
+    const before = new Set((await gw.ledger.usageRecords(gw.accountId, 1000)).map((r) => r.requestId));
+
+    const m = marker();
+    const model = 'up-anthropic';
+    // No ANTHROPIC_API_KEY: the helper's token is the only credential Claude Code has.
+    const r = await run('claude', ['-p', `RUN: echo ${m}`, '--model', model, '--output-format', 'json', '--allowedTools', 'Bash'], {
+      ANTHROPIC_BASE_URL: gw.url,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+    });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect((JSON.parse(r.stdout) as { result: string }).result).toContain(`RESULT: ${m}`);
+    expect(toolResultRequest()).toBeDefined();
+    expect((JSON.parse(readFileSync(state, 'utf8')) as { printed?: number }).printed, 'Claude Code ran the helper').toBeGreaterThanOrEqual(1);
+
+    // Every completion this run made is the user's (none fell back to a key), one per upstream call.
+    const records = (await gw.ledger.usageRecords(gw.accountId, 1000)).filter((rec) => !before.has(rec.requestId));
+    expect(records.length).toBe(fake.requests.length);
+    expect(records.every((rec) => rec.userId === dana && rec.keyId === null)).toBe(true);
+    // The admin API shows the user and their usage.
+    const users = (await (await gw.admin(`/admin/users?account_id=${gw.accountId}`)).json()) as { data: Array<{ id: string; subject: string; name: string | null }> };
+    expect(users.data.find((u) => u.id === dana)).toMatchObject({ subject: 'dana', name: 'dana@acme.test' });
+    const usage = (await (await gw.admin(`/admin/accounts/${gw.accountId}/usage?user_id=${dana}&limit=1000`)).json()) as { data: Array<{ request_id: string; user_id: string; cost: number }> };
+    expect(usage.data.map((u) => u.request_id).sort()).toEqual(records.map((rec) => rec.requestId).sort());
+    expect(usage.data.every((u) => u.user_id === dana)).toBe(true);
+  }, 180_000);
 });
 
 /**

@@ -26,6 +26,14 @@ export interface TestUser {
   org?: string;
 }
 
+export interface SignInOptions {
+  clientId?: string;
+  redirectUri?: string;
+  scope?: string;
+  /** Ask for a refresh token too (`offline_access`, which OpenID Connect grants only with `prompt=consent`). */
+  offline?: boolean;
+}
+
 export interface TestIssuer {
   /** The issuer identifier (its base URL). */
   issuer: string;
@@ -39,7 +47,7 @@ export interface TestIssuer {
   /** A token with these claims signed by the issuer's key; `header`/`key` to forge. */
   sign(claims: Record<string, unknown>, opts?: { header?: Record<string, unknown>; key?: CryptoKey | Uint8Array; alg?: string }): Promise<string>;
   /** Sign-in of `login` through the authorization endpoint, without a browser (the same requests one makes). */
-  signIn(login: string, opts?: { clientId?: string; redirectUri?: string; scope?: string }): Promise<{ idToken: string; accessToken: string }>;
+  signIn(login: string, opts?: SignInOptions): Promise<{ idToken: string; accessToken: string; refreshToken?: string }>;
   /** Where the console's client may be sent back (before the issuer's first request: a gateway's port is known only once it started). */
   allowConsoleRedirect(uri: string): void;
   /** JWKS fetches served so far. */
@@ -107,7 +115,7 @@ export async function startTestIssuer(users: Record<string, TestUser>): Promise<
       ctx.type = 'text/plain';
       ctx.body = JSON.stringify(out);
     },
-    ttl: { AccessToken: 600, IdToken: 600, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
+    ttl: { AccessToken: 600, IdToken: 600, RefreshToken: 3600, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
   });
   let jwksFetches = 0;
   let callback: ReturnType<Provider['callback']> | undefined;
@@ -189,14 +197,15 @@ class CookieJar {
 }
 
 /** The requests a browser makes for one sign-in, then the code exchanged (PKCE) at the token endpoint. */
-async function signInWithoutBrowser(issuer: string, login: string, o: { clientId?: string; redirectUri?: string; scope?: string }) {
+async function signInWithoutBrowser(issuer: string, login: string, o: SignInOptions) {
   const { randomBytes, createHash } = await import('node:crypto');
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const clientId = o.clientId ?? DESKTOP_CLIENT_ID;
   const redirectUri = o.redirectUri ?? 'http://127.0.0.1:53682/callback';
   const auth = new URL('/auth', issuer);
-  Object.entries({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: o.scope ?? 'openid email groups org', code_challenge: challenge, code_challenge_method: 'S256', state: 's1' })
+  const scope = (o.scope ?? 'openid email groups org') + (o.offline ? ' offline_access' : '');
+  Object.entries({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...(o.offline ? { prompt: 'consent' } : {}) })
     .forEach(([k, v]) => auth.searchParams.set(k, v));
   const jar = new CookieJar();
   let url = auth.toString();
@@ -222,7 +231,7 @@ async function signInWithoutBrowser(issuer: string, login: string, o: { clientId
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }).toString(),
   });
-  const tokens = (await tokenRes.json()) as { id_token: string; access_token: string };
+  const tokens = (await tokenRes.json()) as { id_token: string; access_token: string; refresh_token?: string };
   if (!tokenRes.ok) throw new Error(`token endpoint: ${JSON.stringify(tokens)}`);
-  return { idToken: tokens.id_token, accessToken: tokens.access_token };
+  return { idToken: tokens.id_token, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
 }
