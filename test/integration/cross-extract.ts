@@ -141,3 +141,70 @@ export function expectReplayed(protocol: ClientProtocol, a: Answer, status: numb
   else expect(bodyProblems(protocol, 200, a.json)).toEqual([]);
   expect(comparable(answerContent(protocol, a))).toEqual(comparable(recorded));
 }
+
+/**
+ * How an answer is built, in one line a reviewer can read: its parts in order (runs of the same
+ * part collapsed, `content_block_delta:text_delta×12`), how it ended and its usage, in the
+ * client's protocol. With the content compared above and each frame checked against the schemas,
+ * this is what a whole-answer snapshot would pin, without the payloads repeated in every frame.
+ */
+export function answerOutline(protocol: ClientProtocol, a: Answer): string {
+  const stream = a.frames.length > 0;
+  const parts = stream ? a.frames.map((f) => framePart(protocol, f)) : bodyParts(protocol, a.json);
+  const last = lastObject(protocol, a);
+  return JSON.stringify({ parts: collapse(parts), end: ending(protocol, a, last), usage: usageOf(last), switchyard: last?.switchyard });
+}
+
+function collapse(parts: string[]): string[] {
+  const out: Array<{ part: string; n: number }> = [];
+  for (const part of parts) {
+    if (out.at(-1)?.part === part) out.at(-1)!.n += 1;
+    else out.push({ part, n: 1 });
+  }
+  return out.map(({ part, n }) => (n > 1 ? `${part}×${n}` : part));
+}
+
+function framePart(protocol: ClientProtocol, f: { event?: string; data: any }): string {
+  if (f.data === '[DONE]') return '[DONE]';
+  if (protocol === 'chat') {
+    const choice = f.data.choices?.[0];
+    if (!choice) return f.data.usage ? 'usage' : 'empty';
+    const keys = Object.entries(choice.delta ?? {}).filter(([, v]) => v !== null && v !== '').map(([k]) => k);
+    return [...keys, ...(choice.finish_reason ? [`finish:${choice.finish_reason}`] : [])].join('+') || 'delta';
+  }
+  const d = f.data;
+  const sub = d.content_block?.type ?? d.delta?.type ?? d.item?.type ?? d.part?.type;
+  return sub && d.type !== 'message_delta' ? `${f.event ?? d.type}:${sub}` : (f.event ?? d.type);
+}
+
+function bodyParts(protocol: ClientProtocol, body: any): string[] {
+  if (protocol === 'chat') {
+    const m = body?.choices?.[0]?.message ?? {};
+    return Object.entries(m).filter(([, v]) => v !== null && v !== '').map(([k, v]) => (Array.isArray(v) ? `${k}:${v.length}` : k));
+  }
+  if (protocol === 'messages') return (body?.content ?? []).map((b: any) => b.type);
+  return (body?.output ?? []).map((i: any) => (i.type === 'message' ? `message:${(i.content ?? []).map((p: any) => p.type).join('+')}` : i.type));
+}
+
+/** The object that says how the answer ended: the body, or the stream's last word on it. */
+function lastObject(protocol: ClientProtocol, a: Answer): any {
+  if (a.frames.length === 0) return a.json;
+  const data = a.frames.map((f) => f.data).filter((d) => d !== '[DONE]');
+  if (protocol === 'responses') return data.findLast((d) => d.response?.status && d.response.status !== 'in_progress')?.response;
+  if (protocol === 'messages') return data.findLast((d) => d.type === 'message_delta');
+  return data.findLast((d) => d.usage) ?? data.at(-1);
+}
+
+function ending(protocol: ClientProtocol, a: Answer, last: any): unknown {
+  if (protocol === 'responses') return [last?.status, last?.incomplete_details?.reason ?? null];
+  if (protocol === 'messages') {
+    const end = a.frames.length > 0 ? last?.delta : last;
+    return [end?.stop_reason, end?.stop_details?.type ?? null];
+  }
+  const choices = a.frames.length > 0 ? a.frames.map((f) => f.data?.choices?.[0]).filter(Boolean) : [a.json?.choices?.[0]];
+  return choices.findLast((c: any) => c?.finish_reason)?.finish_reason ?? null;
+}
+
+function usageOf(last: any): unknown {
+  return last?.usage ?? null;
+}
