@@ -632,8 +632,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the calling key's own requests, newest first, a page at a time
-         * @description One usage record per request made with the calling key (model, tokens, cost, latency, end user, session), as `GET /admin/accounts/{account_id}/usage` gives them; filterable by time, model and session.
+         * List the caller's own requests, newest first, a page at a time
+         * @description One usage record per request made with the calling key, or by the user whose identity-provider token calls (model, tokens, cost, latency, end user, session), as `GET /admin/accounts/{account_id}/usage` gives them; filterable by time, model and session.
          */
         get: operations["listUsage"];
         put?: never;

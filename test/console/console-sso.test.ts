@@ -29,6 +29,7 @@ describe.skipIf(!CHROMIUM)('console sign-in through the identity provider, in Ch
     issuer = await startTestIssuer({
       root: { email: 'root@acme.test', groups: ['switchyard-admins'] },
       alice: { email: 'alice@acme.test', groups: ['engineering'], org: 'acme' },
+      dan: { email: 'dan@acme.test', groups: [], org: 'acme' },
       carol: { email: 'carol@globex.test', groups: [], org: 'globex' },
     });
     identity = buildIdentityConfig(
@@ -104,10 +105,27 @@ describe.skipIf(!CHROMIUM)('console sign-in through the identity provider, in Ch
     await context.close();
   });
 
-  it('another user sees their own balance, and no operator page', async () => {
+  it('another user sees their own balance and requests, and no operator page', async () => {
+    // A request alice made with her token from another client, and one of another user of her account.
+    const ask = async (login: string) => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${(await issuer.signIn(login)).accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+      expect(res.status).toBe(200);
+      return res.headers.get('x-request-id')!;
+    };
+    const hers = await ask('alice');
+    const his = await ask('dan');
+    await gw.gateway.ledger.settled();
     const { context, page } = await signInWithIdp('alice');
     await page.getByTestId('role').getByText(`user · alice@acme.test · ${acme}`).waitFor();
     await page.getByTestId('balance').getByText(acme).waitFor();
+    // Her requests (GET /v1/usage as her), and nothing of dan's.
+    await page.getByTestId('my-usage').getByText(hers).waitFor();
+    expect(await page.getByTestId('my-usage').getByText(his).count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
     const status = await page.evaluate(async () => (await fetch('/console/api/admin/accounts')).status);
     expect(status).toBe(403);

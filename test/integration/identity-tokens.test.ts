@@ -24,6 +24,8 @@ beforeAll(async () => {
     alice: { email: 'alice@acme.test', groups: ['engineering'], org: 'acme' },
     bob: { email: 'bob@acme.test', groups: [], org: 'acme' },
     carol: { email: 'carol@other.test', groups: [], org: 'globex' },
+    dave: { email: 'dave@acme.test', groups: [], org: 'acme' },
+    erin: { email: 'erin@acme.test', groups: [], org: 'acme' },
   });
   // What SWITCHYARD_OIDC_ISSUER and SWITCHYARD_OIDC_AUDIENCE give, with group policies from the file.
   identity = buildIdentityConfig(
@@ -64,6 +66,29 @@ describe('tokens from the identity provider', () => {
     const spend: any = await (await fetch(`${gw.url}/v1/spend?group_by=model`, { headers: { authorization: `Bearer ${accessToken}` } })).json();
     expect(spend.data.reduce((n: number, g: any) => n + g.requests, 0)).toBe(4);
     expect((await gw.ledger.getAccount(acme))!.balance).toBeLessThan(100_000_000_000n);
+  });
+
+  it('GET /v1/usage with a token lists the user\'s own requests (whichever token made them), not another user\'s nor a key\'s', async () => {
+    const own = async (credential: string) => {
+      const res = await fetch(`${gw.url}/v1/usage?limit=100`, { headers: { authorization: `Bearer ${credential}` } });
+      const body: any = await res.json();
+      expect({ status: res.status, problems: await bodyErrors('listUsage', 200, body) }).toEqual({ status: 200, problems: [] });
+      return body.data.map((r: any) => r.request_id) as string[];
+    };
+    const chat = async (credential: string) =>
+      (await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: credential, maxRetries: 0 }).chat.completions.create({ model: 'local-haiku', max_tokens: 5, messages: hi }).withResponse()).response.headers.get('x-request-id')!;
+    const daveFirst = await chat((await issuer.signIn('dave')).accessToken);
+    const erin = await chat((await issuer.signIn('erin')).accessToken);
+    const apiKey = (await gw.newAccount(1_000_000_000n, 'a-key')).key;
+    const key = await chat(apiKey);
+    const later = await issuer.signIn('dave');
+    const daveSecond = await chat(later.accessToken);
+    await gw.gateway.ledger.settled();
+    // Newest first, both of dave's sign-ins' requests; the ID token names the same user.
+    expect(await own(later.accessToken)).toEqual([daveSecond, daveFirst]);
+    expect(await own(later.idToken)).toEqual([daveSecond, daveFirst]);
+    expect(await own((await issuer.signIn('erin')).accessToken)).toEqual([erin]);
+    expect(await own(apiKey)).toEqual([key]);
   });
 
   it('an ID token (a desktop app\'s, audience its client id) passes too', async () => {
