@@ -716,7 +716,7 @@ export interface components {
             unit?: components["schemas"]["MoneyUnit"];
             /** @description An upstream's failure passed on: which provider answered, and its HTTP status. */
             upstream?: components["schemas"]["UpstreamFailure"];
-            /** @description 402 of a key budget (`budget_exceeded`): the budget that refused the request, in its current period. */
+            /** @description 402 of a budget (`budget_exceeded`): the budget that refused the request (the key's, the user's or a group's), in its current period. */
             budget?: components["schemas"]["BudgetStatus"];
         } & {
             [key: string]: unknown;
@@ -855,7 +855,7 @@ export interface components {
             /** Format: int64 */
             available: number;
             unit: components["schemas"]["MoneyUnit"];
-            /** @description The calling key's spend budgets (empty when it has none). */
+            /** @description The calling key's spend budgets, or a signed-in user's own and their groups' (empty when there are none). */
             budgets: components["schemas"]["BudgetStatus"][];
         };
         /** @description Inline base64 image. */
@@ -936,8 +936,16 @@ export interface components {
          * @enum {string}
          */
         BudgetPeriod: "day" | "week" | "month" | "lifetime";
-        /** @description A budget of the calling key in its current period. */
+        /**
+         * @description Whose budget: an API key's, a signed-in user's own, or a group's (its members together, as the identity policy in the config sets it).
+         * @enum {string}
+         */
+        BudgetScope: "key" | "user" | "group";
+        /** @description A budget of a key, a user or a group in its current period. */
         BudgetStatus: {
+            scope: components["schemas"]["BudgetScope"];
+            /** @description The group's name (the identity provider's group claim), for a group's budget. */
+            group?: string;
             /** @enum {string} */
             period: "day" | "week" | "month" | "lifetime";
             /** Format: int64 */
@@ -2038,7 +2046,7 @@ export interface components {
             unit?: components["schemas"]["MoneyUnit"];
             /** @description An upstream's failure passed on: which provider answered, and its HTTP status. */
             upstream?: components["schemas"]["UpstreamFailure"];
-            /** @description 402 of a key budget (`budget_exceeded`): the budget that refused the request, in its current period. */
+            /** @description 402 of a budget (`budget_exceeded`): the budget that refused the request (the key's, the user's or a group's), in its current period. */
             budget?: components["schemas"]["BudgetStatus"];
         } & {
             [key: string]: unknown;

@@ -6,6 +6,8 @@
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.js';
 import { findModel, type Catalog } from '../routing/catalog.js';
+import { groupBudgetOwner } from '../ledger/budgets.js';
+import type { HoldBudget } from '../ledger/types.js';
 
 /** Asymmetric algorithms only: never `none`, never HS* (an HMAC "signed" with the issuer's public key). */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -39,6 +41,8 @@ export interface IdentityConfig {
   adminGroups: string[];
   /** The console's client at the IdP (authorization code with PKCE). */
   console?: { clientId: string; clientSecret?: string; scopes: string[]; name: string };
+  /** IANA time zone where users' and groups' budget days, weeks and months begin. */
+  budgetTimeZone: string;
   /** Everyone's policy; a group's policy overrides it field by field. */
   users: IdentityPolicy;
   groups: Record<string, IdentityPolicy>;
@@ -90,6 +94,7 @@ export const identitySchema = {
     organizations: { type: 'object', additionalProperties: { type: 'string', pattern: '^acct_' } },
     default_account: { type: 'string', pattern: '^acct_' },
     admin_groups: { type: 'array', items: { type: 'string', minLength: 1 } },
+    budget_time_zone: { type: 'string', minLength: 1 },
     console: {
       type: 'object',
       additionalProperties: false,
@@ -140,6 +145,12 @@ export function buildIdentityConfig(section: unknown, env: NodeJS.ProcessEnv, so
     if (consoleRaw.client_secret_env && !secret) throw new ConfigError(`${source}: oidc.console.client_secret_env names ${consoleRaw.client_secret_env}, which is not set`);
     consoleClient = { clientId: consoleRaw.client_id, clientSecret: secret, scopes: consoleRaw.scopes ?? ['openid', 'profile', 'email'], name: consoleRaw.name ?? new URL(issuer).hostname };
   }
+  const budgetTimeZone = raw.budget_time_zone ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: budgetTimeZone });
+  } catch {
+    throw new ConfigError(`${source}: oidc.budget_time_zone: unknown time zone ${JSON.stringify(budgetTimeZone)} (an IANA name such as Europe/Paris)`);
+  }
   const groups: Record<string, IdentityPolicy> = {};
   for (const [name, g] of Object.entries((raw.groups ?? {}) as Record<string, Raw>)) groups[name] = buildPolicy(g, `${source}: oidc.groups.${name}`);
   return {
@@ -153,6 +164,7 @@ export function buildIdentityConfig(section: unknown, env: NodeJS.ProcessEnv, so
     defaultAccount: defaultAccount || undefined,
     adminGroups: raw.admin_groups ?? [],
     console: consoleClient,
+    budgetTimeZone,
     users: buildPolicy(raw.users ?? {}, `${source}: oidc.users`),
     groups,
   };
@@ -185,4 +197,49 @@ export function checkIdentityModels(config: IdentityConfig, catalog: Catalog): v
   for (const [where, p] of named) {
     for (const m of p.allowedModels ?? []) if (!findModel(catalog, m)) throw new ConfigError(`${where}.allowed_models: no model "${m}" in the catalog`);
   }
+}
+
+/**
+ * The budgets a user's requests must fit besides the account's balance: their own (`users:`, or
+ * the most generous their groups set, see effectivePolicy) and, for each of their groups that has
+ * `budgets`, that group's, which every member's requests share. All of them apply: a request must
+ * fit each, and the tightest refuses it. A group's budget is the group's name, whichever account
+ * its members bill.
+ */
+export function identityBudgets(config: IdentityConfig, userId: string, groups: readonly string[]): HoldBudget[] {
+  const out: HoldBudget[] = (effectivePolicy(config, groups).userBudgets ?? []).map((b) => ({ owner: userId, period: b.period, limit: b.limit, timeZone: config.budgetTimeZone }));
+  for (const g of new Set(groups)) {
+    for (const b of config.groups[g]?.budgets ?? []) out.push({ owner: groupBudgetOwner(g), period: b.period, limit: b.limit, timeZone: config.budgetTimeZone });
+  }
+  return out;
+}
+
+/**
+ * What a user may do: `users:` (everyone's policy), with each field that a group of theirs sets
+ * taken from their groups instead, the most generous where several set it (a group grants: the
+ * union of allowed models, the highest rate limits and per-user budgets). Group budgets (the
+ * members together) are not merged: each of the user's groups keeps its own.
+ */
+export function effectivePolicy(config: IdentityConfig, groups: readonly string[]): IdentityPolicy {
+  const policies = groups.flatMap((g) => config.groups[g] ?? []);
+  const from = <T>(pick: (p: IdentityPolicy) => T | undefined, merge: (values: T[]) => T): T | undefined => {
+    const set = policies.map(pick).filter((v): v is T => v !== undefined);
+    return set.length > 0 ? merge(set) : pick(config.users);
+  };
+  const out: IdentityPolicy = {};
+  const allowed = from((p) => p.allowedModels, (lists) => [...new Set(lists.flat())]);
+  if (allowed) out.allowedModels = allowed;
+  const rpm = from((p) => p.rpmLimit, (v) => Math.max(...v));
+  if (rpm !== undefined) out.rpmLimit = rpm;
+  const tpm = from((p) => p.tpmLimit, (v) => Math.max(...v));
+  if (tpm !== undefined) out.tpmLimit = tpm;
+  const budgets = from((p) => p.userBudgets, mostGenerousBudgets);
+  if (budgets) out.userBudgets = budgets;
+  return out;
+}
+
+function mostGenerousBudgets(lists: NonNullable<IdentityPolicy['userBudgets']>[]): NonNullable<IdentityPolicy['userBudgets']> {
+  const best = new Map<string, bigint>();
+  for (const b of lists.flat()) if ((best.get(b.period) ?? -1n) < b.limit) best.set(b.period, b.limit);
+  return [...best].map(([period, limit]) => ({ period: period as 'day', limit }));
 }

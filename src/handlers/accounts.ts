@@ -1,5 +1,5 @@
 import { GatewayError } from '../ir/index.js';
-import type { BudgetStatus, Ledger, TokenCounts } from '../ledger/index.js';
+import { budgetScope, type BudgetStatus, type Ledger, type TokenCounts } from '../ledger/index.js';
 import { MONEY_UNIT, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 import { recordChange } from './audit.js';
@@ -24,11 +24,11 @@ async function mustGetAccount(ledger: Ledger, id: string): Promise<Account> {
   return a;
 }
 
-/** GET /v1/balance: the caller's own account, and the calling key's budgets (a signed-in user's: none yet). */
+/** GET /v1/balance: the caller's own account, and the calling key's budgets (a signed-in user's: their own and their groups'). */
 export async function getBalance(ledger: Ledger, input: HandlerInput): Promise<HandlerResult> {
   const account = await mustGetAccount(ledger, input.auth!.accountId);
-  const keyId = input.auth!.keyId;
-  const budgets = keyId ? await ledger.budgetStatus(keyId) : [];
+  const { keyId, budgets: carried } = input.auth!;
+  const budgets = keyId ? await ledger.budgetStatus(keyId) : carried ? await ledger.ownedBudgetStatus(carried) : [];
   return { kind: 'json', status: 200, body: { ...balanceBody(account), budgets: budgets.map(budgetBody) } };
 }
 
@@ -37,7 +37,10 @@ export function balanceBody(a: Account) {
 }
 
 export function budgetBody(b: BudgetStatus) {
+  const { scope, group } = budgetScope(b.owner);
   return {
+    scope,
+    ...(group !== undefined && { group }),
     period: b.period,
     limit: toJsonNumber(b.limit),
     spent: toJsonNumber(b.spent),

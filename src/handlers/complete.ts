@@ -12,9 +12,9 @@ import type { HandlerInput, HandlerResult } from './types.js';
 export async function handleCompletion(deps: PipelineDeps, input: HandlerInput): Promise<HandlerResult> {
   const protocol = input.protocol;
   const req = protocol.decodeRequest(input.body, input.headers);
-  const { accountId, keyId, user, limits, allowedModels } = input.auth!;
+  const { accountId, keyId, user, limits, allowedModels, budgets } = input.auth!;
   if (input.completion) Object.assign(input.completion, { model: req.model, stream: req.stream });
-  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, userId: user?.id, limits, allowedModels, signal: input.signal, trace: input.trace }, req);
+  const run = await startRun(deps, { requestId: input.requestId, accountId, keyId, userId: user?.id, budgets, limits, allowedModels, signal: input.signal, trace: input.trace }, req);
   if (input.completion) input.completion.run = run.summary;
   const meta: EncodeMeta = {
     requestId: input.requestId,

@@ -3,15 +3,20 @@ import { GatewayError } from '../ir/errors.js';
 import type { BudgetPeriod, Database } from './schema.js';
 import { MONEY_UNIT } from './types.js';
 import { CHECK_VIOLATION, sqlState, violatedCheck } from './db-errors.js';
-import type { LedgerStatements } from './statements.js';
+import type { BudgetUsageRow, LedgerStatements } from './statements.js';
+import type { HoldBudget, HoldRequest } from './types.js';
 
 /**
- * Spend budgets per key. A budget is a limit per calendar period (day, week from Monday, month, in
- * the key's time zone) or for the key's whole life. Enforced by the hold, like the balance: the
- * hold statement (place-hold.ts) adds its amount to `held` of each budget's current usage row, and
- * the row's CHECK (spent + held <= limit) refuses a hold that does not fit, atomically, however
- * many instances place holds at once. Settle moves the captured part to `spent` and returns the
- * rest; release and expiry return it all, always to the rows the hold was placed on (budget_holds).
+ * Spend budgets of keys, users and groups. A budget is a limit per calendar period (day, week from
+ * Monday, month, in its time zone) or for its owner's whole life. A key's budgets are in the
+ * ledger (key_budgets); a signed-in user's own and their groups' (the members together) come from
+ * the identity policy in the config and travel with the hold (HoldRequest.budgets). Each is
+ * enforced by the hold, like the balance: the hold statement (place-hold.ts) adds its amount to
+ * `held` of each budget's current usage row, named by the budget's owner (the key's id, the user's,
+ * or `group:` and the group's name), and the row's CHECK (spent + held <= limit) refuses a hold that
+ * does not fit, atomically, however many instances place holds at once. A hold must fit every
+ * budget it touches. Settle moves the captured part to `spent` and returns the rest; release and
+ * expiry return it all, always to the rows the hold was placed on (budget_holds).
  */
 
 export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month', 'lifetime'];
@@ -25,7 +30,25 @@ export interface KeyBudget {
   limit: bigint;
 }
 
+/** Whose budget: a key's, a signed-in user's own, or a group's (its members together). */
+export type BudgetScope = 'key' | 'user' | 'group';
+
+const GROUP_OWNER = 'group:';
+
+/** The owner of a group's budget: the group's name as the identity provider's claim gives it. */
+export function groupBudgetOwner(group: string): string {
+  return `${GROUP_OWNER}${group}`;
+}
+
+/** Whose budget an owner is, and the group's name for a group's. */
+export function budgetScope(owner: string): { scope: BudgetScope; group?: string } {
+  if (owner.startsWith(GROUP_OWNER)) return { scope: 'group', group: owner.slice(GROUP_OWNER.length) };
+  return { scope: owner.startsWith('usr_') ? 'user' : 'key' };
+}
+
 export interface BudgetStatus extends KeyBudget {
+  /** The key's id, the user's, or `group:` and the group's name. */
+  owner: string;
   spent: bigint;
   held: bigint;
   /** limit - spent - held, never below 0. */
@@ -80,39 +103,77 @@ export async function budgetsOf(db: Kysely<Database>, keyIds: string[]): Promise
 
 /** A key's budgets in their current periods (at `at`, default now). */
 export async function budgetStatus(s: LedgerStatements, keyId: string, at?: Date): Promise<BudgetStatus[]> {
-  const rows = await s.budgetUsage(keyId, at);
+  return toStatus(await s.budgetUsage(keyId, at));
+}
+
+/** These budgets (a user's, their groups') in their current periods (at `at`, default now). */
+export async function ownedBudgetStatus(s: LedgerStatements, budgets: HoldBudget[], at?: Date): Promise<BudgetStatus[]> {
+  const rows = await s.ownedBudgetUsage(budgets, at);
+  // In the order given (the user's own first, then each group's), each owner's by period.
+  const order = new Map(budgets.map((b, i) => [b.owner, i]));
+  return toStatus(rows).sort((a, b) => order.get(a.owner)! - order.get(b.owner)! || BUDGET_PERIODS.indexOf(a.period) - BUDGET_PERIODS.indexOf(b.period));
+}
+
+function toStatus(rows: BudgetUsageRow[]): BudgetStatus[] {
   return rows
     .map((r) => {
       const spent = r.spent ?? 0n;
       const held = r.held ?? 0n;
       const left = r.limit_amount - spent - held;
-      return { period: r.period, limit: r.limit_amount, spent, held, remaining: left > 0n ? left : 0n, resetsAt: r.resets_at };
+      return { owner: r.owner, period: r.period, limit: r.limit_amount, spent, held, remaining: left > 0n ? left : 0n, resetsAt: r.resets_at };
     })
     .sort((a, b) => BUDGET_PERIODS.indexOf(a.period) - BUDGET_PERIODS.indexOf(b.period));
 }
 
+/** Every budget a hold touches (its key's, then the user's and their groups'), in their current periods. */
+export async function holdBudgetStatus(s: LedgerStatements, h: Pick<HoldRequest, 'keyId' | 'budgets'>): Promise<BudgetStatus[]> {
+  return [...(h.keyId ? await budgetStatus(s, h.keyId) : []), ...(h.budgets?.length ? await ownedBudgetStatus(s, h.budgets) : [])];
+}
+
+/** True when the hold has a budget to fit. */
+export function hasBudgets(h: Pick<HoldRequest, 'keyId' | 'budgets'>): boolean {
+  return h.keyId !== undefined || (h.budgets?.length ?? 0) > 0;
+}
+
+/** "this key's", "this user's", "group \"eng\"'s". */
+function whose(owner: string): string {
+  const { scope, group } = budgetScope(owner);
+  return scope === 'group' ? `group ${JSON.stringify(group)}'s` : `this ${scope}'s`;
+}
+
+/** A budget's state as the API shows it (in errors and balances): JSON numbers, as money is everywhere. */
+export function budgetJson(b: BudgetStatus): Record<string, unknown> {
+  const { scope, group } = budgetScope(b.owner);
+  return {
+    scope,
+    ...(group !== undefined && { group }),
+    period: b.period,
+    limit: Number(b.limit),
+    spent: Number(b.spent),
+    held: Number(b.held),
+    remaining: Number(b.remaining),
+    resets_at: b.resetsAt?.toISOString() ?? null,
+  };
+}
+
 /**
- * The 402 of a hold refused by a budget: names the tightest budget the hold does not fit, its
- * limit and when it resets (as `retry-after` too). Read after the statement, so the numbers are current.
+ * The 402 of a hold refused by a budget: names the tightest budget the hold does not fit (the
+ * key's, the user's or a group's), its limit and when it resets (as `retry-after` too). Read after
+ * the statement, so the numbers are current.
  */
-export async function budgetExceeded(s: LedgerStatements, keyId: string, amount: bigint): Promise<GatewayError> {
-  const status = await budgetStatus(s, keyId);
-  const over = status.filter((b) => b.remaining < amount).sort((a, b) => (a.remaining < b.remaining ? -1 : 1))[0] ?? status[0];
+export async function budgetExceeded(s: LedgerStatements, h: Pick<HoldRequest, 'keyId' | 'budgets' | 'amount'>): Promise<GatewayError> {
+  const amount = h.amount;
+  const status = await holdBudgetStatus(s, h);
+  const over = status.filter((b) => b.remaining < amount).sort((a, b) => (a.remaining < b.remaining ? -1 : a.remaining > b.remaining ? 1 : 0))[0] ?? status[0];
   const resets = over?.resetsAt ? ` It resets at ${over.resetsAt.toISOString()}.` : over ? ' It does not reset.' : '';
   const message = over
-    ? `budget exceeded: this key's ${over.period} budget of ${over.limit} ${MONEY_UNIT} has ${over.remaining} ${MONEY_UNIT} left (${over.spent} spent, ${over.held} held) and this request needs ${amount} ${MONEY_UNIT} held.${resets}`
-    : `budget exceeded: this request needs ${amount} ${MONEY_UNIT} held, more than this key's budgets allow.`;
+    ? `budget exceeded: ${whose(over.owner)} ${over.period} budget of ${over.limit} ${MONEY_UNIT} has ${over.remaining} ${MONEY_UNIT} left (${over.spent} spent, ${over.held} held) and this request needs ${amount} ${MONEY_UNIT} held.${resets}`
+    : `budget exceeded: this request needs ${amount} ${MONEY_UNIT} held, more than its budgets allow.`;
   const retryAfter = over?.resetsAt ? Math.max(1, Math.ceil((over.resetsAt.getTime() - Date.now()) / 1000)) : undefined;
   return new GatewayError('insufficient_balance', message, {
     code: 'budget_exceeded',
     retryAfter,
-    details: over
-      ? {
-          budget: { period: over.period, limit: Number(over.limit), spent: Number(over.spent), held: Number(over.held), remaining: Number(over.remaining), resets_at: over.resetsAt?.toISOString() ?? null },
-          required: Number(amount),
-          unit: MONEY_UNIT,
-        }
-      : { required: Number(amount), unit: MONEY_UNIT },
+    details: over ? { budget: budgetJson(over), required: Number(amount), unit: MONEY_UNIT } : { required: Number(amount), unit: MONEY_UNIT },
   });
 }
 

@@ -14,10 +14,10 @@ export { DatabaseDeadline, isDatabaseUnavailable, REQUEST_DB_WAIT_MS } from './d
 export { MAX_BALANCE, MONEY_UNIT } from './types.js';
 export type {
   Account, KeyAuth, UserPrincipal, KeyRecord, JournalEntry, JournalKind, TokenCounts, Charge, UsageRecordInput, UsageRecord,
-  HoldRequest, SettleRequest, UsageFilter,
+  HoldBudget, HoldRequest, SettleRequest, UsageFilter,
 } from './types.js';
-export type { BudgetStatus, KeyBudget } from './budgets.js';
-export { BUDGET_PERIODS } from './budgets.js';
+export type { BudgetScope, BudgetStatus, KeyBudget } from './budgets.js';
+export { BUDGET_PERIODS, budgetJson, budgetScope, groupBudgetOwner } from './budgets.js';
 export type { SpendGroup, SpendGroupBy, SpendQuery } from './spend.js';
 export { SPEND_GROUPS } from './spend.js';
 export type { UserRecord } from './users.js';

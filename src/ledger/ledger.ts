@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../ir/errors.js';
 import type { Database } from './schema.js';
 import type {
-  KeyAuth, UserPrincipal, Account, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
+  KeyAuth, UserPrincipal, Account, HoldBudget, HoldRequest, JournalEntry, KeyRecord, SettleRequest, UsageFilter, UsageRecord, UsageRecordInput,
 } from './types.js';
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import type { LedgerStatements } from './statements.js';
@@ -23,7 +23,7 @@ import { settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
 import { claimSpool, spoolSettles } from './spool.js';
-import { budgetStatus, type BudgetStatus } from './budgets.js';
+import { budgetStatus, ownedBudgetStatus, type BudgetStatus } from './budgets.js';
 import { spendSummary, type SpendGroup, type SpendQuery } from './spend.js';
 
 export interface LedgerLog {
@@ -409,6 +409,11 @@ export class Ledger {
   async budgetStatus(keyId: string): Promise<BudgetStatus[]> {
     await this.settled();
     return budgetStatus(this.statements, keyId);
+  }
+  /** A user's and their groups' budgets (as the identity policy sets them) in their current periods. */
+  async ownedBudgetStatus(budgets: HoldBudget[]): Promise<BudgetStatus[]> {
+    await this.settled();
+    return ownedBudgetStatus(this.statements, budgets);
   }
   /** Usage summed by group over a time range; reads wait for submitted settles first. */
   async spendSummary(q: SpendQuery): Promise<SpendGroup[]> {

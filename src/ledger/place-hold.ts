@@ -3,7 +3,7 @@ import type { HoldRequest } from './types.js';
 import { MONEY_UNIT } from './types.js';
 import type { HoldOutcome, LedgerStatements } from './statements.js';
 import { sqlState, UNIQUE_VIOLATION } from './db-errors.js';
-import { budgetExceeded, isBudgetViolation } from './budgets.js';
+import { budgetExceeded, hasBudgets, isBudgetViolation } from './budgets.js';
 
 /**
  * Reserves each request's amount, in one statement (one transaction on SQLite) for the whole
@@ -28,7 +28,7 @@ export async function placeHolds(s: LedgerStatements, holds: HoldRequest[]): Pro
     // the group commit then runs each hold alone, so only the duplicate gets this answer.
     if (sqlState(e) === UNIQUE_VIOLATION && valid.length === 1) return [conflict(valid[0].h.requestId, e)];
     // A concurrent hold took the budget room this one's snapshot saw: the usage row's CHECK refused it.
-    if (isBudgetViolation(e) && valid.length === 1 && valid[0].h.keyId) return [await budgetExceeded(s, valid[0].h.keyId, valid[0].h.amount)];
+    if (isBudgetViolation(e) && valid.length === 1 && hasBudgets(valid[0].h)) return [await budgetExceeded(s, valid[0].h)];
     throw e;
   }
   for (const row of outcome) {
@@ -36,7 +36,7 @@ export async function placeHolds(s: LedgerStatements, holds: HoldRequest[]): Pro
     if (row.placed) results[row.ord] = row.available!;
     else if (row.duplicate) results[row.ord] = conflict(h.requestId);
     else if (!row.key_ok) results[row.ord] = new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
-    else if (!row.budget_ok && h.keyId) results[row.ord] = await overBudget(s, h, h.keyId, valid.length > 1);
+    else if (!row.budget_ok && hasBudgets(h)) results[row.ord] = await overBudget(s, h, valid.length > 1);
     else results[row.ord] = await insufficient(s, h, valid.length > 1);
   }
   return results as Array<bigint | Error>;
@@ -54,11 +54,11 @@ function conflict(requestId: string, cause?: unknown): GatewayError {
 
 /**
  * The 402 of a budget. A hold refused in a batch is tried once more on its own when the budget has
- * room now: the batch counts every earlier candidate of the key against it, including holds that
+ * room now: the batch counts every earlier candidate on the budget against it, including holds that
  * the balance then refused.
  */
-async function overBudget(s: LedgerStatements, h: HoldRequest, keyId: string, fromBatch: boolean): Promise<bigint | Error> {
-  const refusal = await budgetExceeded(s, keyId, h.amount);
+async function overBudget(s: LedgerStatements, h: HoldRequest, fromBatch: boolean): Promise<bigint | Error> {
+  const refusal = await budgetExceeded(s, h);
   if (fromBatch && refusal.details?.budget === undefined) return refusal;
   if (fromBatch && (refusal.details!.budget as { remaining: number }).remaining >= Number(h.amount)) return (await placeHolds(s, [h]))[0];
   return refusal;

@@ -81,13 +81,13 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     ), captures AS (
       SELECT request_id, -sum(amount) AS total FROM journal WHERE kind = 'capture' GROUP BY request_id
     ), budget_pending AS (
-      SELECT bh.key_id, bh.period, bh.period_start, sum(h.amount) AS total
+      SELECT bh.owner, bh.period, bh.period_start, sum(h.amount) AS total
       FROM budget_holds bh JOIN holds h ON h.id = bh.hold_id AND h.status = 'pending'
-      GROUP BY bh.key_id, bh.period, bh.period_start
+      GROUP BY bh.owner, bh.period, bh.period_start
     ), budget_spent AS (
-      SELECT bh.key_id, bh.period, bh.period_start, sum(h.captured) AS total
+      SELECT bh.owner, bh.period, bh.period_start, sum(h.captured) AS total
       FROM budget_holds bh JOIN holds h ON h.id = bh.hold_id AND h.status = 'settled'
-      GROUP BY bh.key_id, bh.period, bh.period_start
+      GROUP BY bh.owner, bh.period, bh.period_start
     )
     SELECT 'account ' || a.id || ': balance ' || a.balance || ' but journal sums to ' || coalesce(s.total, 0) AS problem
       FROM accounts a LEFT JOIN sums s ON s.account_id = a.id WHERE a.balance <> coalesce(s.total, 0)
@@ -104,12 +104,12 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     SELECT 'hold ' || h.id || ': captured ' || h.captured || ' but journal captures ' || coalesce(c.total, 0)
       FROM holds h LEFT JOIN captures c ON c.request_id = h.id WHERE h.captured <> coalesce(c.total, 0)
     UNION ALL
-    SELECT 'budget ' || u.key_id || ' ' || u.period || ': held ' || u.held || ' but pending holds sum to ' || coalesce(p.total, 0)
-      FROM budget_usage u LEFT JOIN budget_pending p USING (key_id, period, period_start) WHERE u.held <> coalesce(p.total, 0)
+    SELECT 'budget ' || u.owner || ' ' || u.period || ': held ' || u.held || ' but pending holds sum to ' || coalesce(p.total, 0)
+      FROM budget_usage u LEFT JOIN budget_pending p USING (owner, period, period_start) WHERE u.held <> coalesce(p.total, 0)
     UNION ALL
     -- A capture after its hold expired counts only up to the limit (DECISIONS.md), so spent may be less.
-    SELECT 'budget ' || u.key_id || ' ' || u.period || ': spent ' || u.spent || ' but its settled holds captured ' || coalesce(s.total, 0)
-      FROM budget_usage u LEFT JOIN budget_spent s USING (key_id, period, period_start) WHERE u.spent > coalesce(s.total, 0)
+    SELECT 'budget ' || u.owner || ' ' || u.period || ': spent ' || u.spent || ' but its settled holds captured ' || coalesce(s.total, 0)
+      FROM budget_usage u LEFT JOIN budget_spent s USING (owner, period, period_start) WHERE u.spent > coalesce(s.total, 0)
     UNION ALL
     SELECT 'capture for ' || c.request_id || ' has no settled hold'
       FROM captures c LEFT JOIN holds h ON h.id = c.request_id WHERE h.status IS DISTINCT FROM 'settled'`.execute(db);

@@ -38,7 +38,8 @@ export interface KeyBudgetsTable {
 }
 
 export interface BudgetUsageTable {
-  key_id: string;
+  /** A key's id, a user's (`usr_…`) or `group:` and the group's name (budgets.ts). */
+  owner: string;
   period: BudgetPeriod;
   period_start: Timestamp;
   limit_amount: bigint;
@@ -48,7 +49,7 @@ export interface BudgetUsageTable {
 
 export interface BudgetHoldsTable {
   hold_id: string;
-  key_id: string;
+  owner: string;
   period: BudgetPeriod;
   period_start: Timestamp;
 }

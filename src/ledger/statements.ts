@@ -1,6 +1,6 @@
 import type { Kysely, Migration, RawBuilder } from 'kysely';
 import type { AccountRow, BudgetPeriod, Database, JournalRow } from './schema.js';
-import type { HoldRequest, SettleRequest, UsageRecordInput } from './types.js';
+import type { HoldBudget, HoldRequest, SettleRequest, UsageRecordInput } from './types.js';
 
 /**
  * The ledger's statements, one implementation per database: `postgres/` (PostgreSQL and PGlite,
@@ -45,6 +45,8 @@ export interface LedgerStatements {
   checkTimeZone(tz: string): Promise<void>;
   /** A key's budgets with the usage of the periods `at` (default now) falls in. */
   budgetUsage(keyId: string, at?: Date): Promise<BudgetUsageRow[]>;
+  /** These budgets (a user's, a group's) with the usage of the periods `at` (default now) falls in. */
+  ownedBudgetUsage(budgets: HoldBudget[], at?: Date): Promise<BudgetUsageRow[]>;
 
   /** Usage records of [from, to) summed by `group`, ordered as spend.ts says. */
   spend(q: SpendRowsQuery): Promise<SpendRow[]>;
@@ -65,7 +67,7 @@ export interface HoldOutcome {
   placed: boolean;
   duplicate: boolean;
   key_ok: boolean;
-  /** False when a budget of the key has no room for the hold (as the statement saw it). */
+  /** False when a budget of the key, the user or a group has no room for the hold (as the statement saw it). */
   budget_ok: boolean;
   /** The account's available balance right after this hold (placed holds only). */
   available: bigint | null;
@@ -77,6 +79,8 @@ export interface SettledHold {
 }
 
 export interface BudgetUsageRow {
+  /** The key's id, the user's or `group:` and the group's name. */
+  owner: string;
   period: BudgetPeriod;
   limit_amount: bigint;
   spent: bigint | null;

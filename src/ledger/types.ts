@@ -58,6 +58,20 @@ export interface UserPrincipal {
 }
 
 /**
+ * A budget a hold is checked against besides its key's: a signed-in user's own, or a group's (its
+ * members together), as the identity policy in the config sets it (budgets.ts).
+ */
+export interface HoldBudget {
+  /** Whose: a user's id (`usr_…`) or `group:` and the group's name (groupBudgetOwner). */
+  owner: string;
+  period: 'day' | 'week' | 'month' | 'lifetime';
+  /** Nanodollars per period. */
+  limit: bigint;
+  /** IANA time zone where its days, weeks and months begin. */
+  timeZone: string;
+}
+
+/**
  * Who a verified credential belongs to, with its rate limits and allowed models (absent when it
  * has none): an API key (`keyId`) or an identity provider's user (`user`).
  */
@@ -70,6 +84,8 @@ export interface KeyAuth {
   allowedModels?: ReadonlySet<string>;
   /** Epoch milliseconds after which the key is refused (absent: never); checked at every use. */
   expiresAt?: number;
+  /** A user's budgets and their groups' (absent for a key: its budgets are in the ledger). */
+  budgets?: HoldBudget[];
 }
 
 export type JournalKind = 'credit' | 'capture';
@@ -186,6 +202,8 @@ export interface HoldRequest {
   accountId: string;
   /** The key the request came with: the hold is refused (401) if it was revoked meanwhile. */
   keyId?: string;
+  /** Budgets besides the key's that the hold must fit: a user's and their groups'. */
+  budgets?: HoldBudget[];
   amount: bigint;
   ttlMs: number;
 }

@@ -80,7 +80,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   try {
     // A request waits about a second for its hold (a 503 after that); a hold the database commits
     // after the request gave up is released at once.
-    const placing = deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, amount, ttlMs: deps.holdTtlMs });
+    const placing = deps.ledger.placeHold({ requestId: ctx.requestId, accountId: ctx.accountId, keyId: ctx.keyId, budgets: ctx.budgets, amount, ttlMs: deps.holdTtlMs });
     await withinDeadline(placing, REQUEST_DB_WAIT_MS, () => new DatabaseDeadline('the hold'), () => void releaseLate(deps, ctx.requestId));
     holdSpan?.end();
   } catch (e) {

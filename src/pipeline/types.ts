@@ -1,5 +1,5 @@
 import type { Attempt, RateLimitStatus, Usage } from '../ir/index.js';
-import type { Ledger } from '../ledger/index.js';
+import type { HoldBudget, Ledger } from '../ledger/index.js';
 import type { KeyLimits, RateLimiter } from '../limits/index.js';
 import type { ProviderRegistry } from '../providers/types.js';
 import type { Catalog } from '../routing/catalog.js';
@@ -43,6 +43,8 @@ export interface CallContext {
   keyId?: string;
   /** The identity provider's user it came from; absent for an API key. */
   userId?: string;
+  /** The user's budgets and their groups' (a key's budgets are the ledger's). */
+  budgets?: HoldBudget[];
   /** The key's (or user's) rate limits, when it has any. */
   limits?: KeyLimits;
   /** The models the key may use, when it is restricted. */

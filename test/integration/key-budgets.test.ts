@@ -101,13 +101,14 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
     );
     const ok = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 402);
+    expect(responses.filter((r) => r.status !== 200 && r.status !== 402).map((r) => r.body.error?.message)).toEqual([]);
     expect(ok.length).toBe(K);
     expect(refused.length).toBe(TOTAL - K);
     for (const r of ok) expect(r.body.usage.completion_tokens).toBe(MAX_TOKENS);
     for (const r of refused) expect(r.body.error).toMatchObject({ code: 'budget_exceeded', type: 'insufficient_quota', required: Number(H) });
 
     await second?.ledger.settled();
-    const usage = await gw.ledger.db.selectFrom('budget_usage').selectAll().where('key_id', '=', k.id).execute();
+    const usage = await gw.ledger.db.selectFrom('budget_usage').selectAll().where('owner', '=', k.id).execute();
     expect(usage.map((u) => [u.period, u.spent, u.held]).sort()).toEqual([['day', BigInt(K) * H, 0n], ['lifetime', BigInt(K) * H, 0n]]);
     for (const u of usage) expect(u.spent + u.held).toBeLessThanOrEqual(u.limit_amount);
     const pending = await gw.ledger.db.selectFrom('holds').select('id').where('account_id', '=', accountId).where('status', '=', 'pending').execute();
@@ -151,7 +152,7 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
     expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
     expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe('budget_exceeded');
     // A refused request holds nothing.
-    expect(await gw.ledger.db.selectFrom('budget_usage').selectAll().where('key_id', '=', k.id).execute()).toEqual([]);
+    expect(await gw.ledger.db.selectFrom('budget_usage').selectAll().where('owner', '=', k.id).execute()).toEqual([]);
   });
 
   it('a new period starts from zero: a spent-out row of the previous day does not count', async () => {
@@ -163,7 +164,7 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
     const KOLKATA = 5.5 * 3_600_000;
     const todayStart = Math.floor((Date.now() + KOLKATA) / DAY) * DAY - KOLKATA;
     const yesterdayStart = target.name === 'sqlite' ? sql`${todayStart - DAY}` : sql`date_trunc('day', (now() - interval '1 day') AT TIME ZONE ${tz}) AT TIME ZONE ${tz}`;
-    await sql`INSERT INTO budget_usage (key_id, period, period_start, limit_amount, spent)
+    await sql`INSERT INTO budget_usage (owner, period, period_start, limit_amount, spent)
       VALUES (${k.id}, 'day', ${yesterdayStart}, ${2n * H}, ${2n * H})`.execute(gw.ledger.db);
     expect((await post(gw.url, '/v1/chat/completions', k.key, chatBody(2))).status).toBe(200);
     expect((await post(gw.url, '/v1/chat/completions', k.key, chatBody(3))).status).toBe(200);
@@ -175,7 +176,7 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
     // The earlier requests' settles may still be on their way: what they took is spent or held.
     expect(third.error.budget.spent + third.error.budget.held).toBe(Number(2n * H));
     const balance = await json(await fetch(`${gw.url}/v1/balance`, { headers: { authorization: `Bearer ${k.key}` } }), 'getBalance', 200);
-    expect(balance.budgets).toEqual([{ period: 'day', limit: Number(2n * H), spent: Number(2n * H), held: 0, remaining: 0, resets_at: rows[0].next.toISOString() }]);
+    expect(balance.budgets).toEqual([{ scope: 'key', period: 'day', limit: Number(2n * H), spent: Number(2n * H), held: 0, remaining: 0, resets_at: rows[0].next.toISOString() }]);
   });
 
   it('an expired key is refused like a revoked one, on every instance at once', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildIdentityConfig } from '../../config/identity.js';
-import { effectivePolicy, readClaim } from './resolve-principal.js';
+import { buildIdentityConfig, effectivePolicy } from '../../config/identity.js';
+import { readClaim } from './resolve-principal.js';
 
 const config = buildIdentityConfig(
   {

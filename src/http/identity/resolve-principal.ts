@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JWTPayload } from 'jose';
-import type { IdentityConfig, IdentityPolicy } from '../../config/identity.js';
+import { effectivePolicy, identityBudgets, type IdentityConfig } from '../../config/identity.js';
 import { GatewayError } from '../../ir/index.js';
 import type { KeyAuth, UserPrincipal } from '../../ledger/index.js';
 import { findModel, type Catalog } from '../../routing/catalog.js';
@@ -65,38 +65,10 @@ export function resolvePrincipal(payload: JWTPayload, config: IdentityConfig, ca
       ...(policy.tpmLimit !== undefined && { tokensPerMinute: policy.tpmLimit }),
     };
   }
+  const budgets = identityBudgets(config, user.id, groups);
+  if (budgets.length > 0) auth.budgets = budgets;
   if (policy.allowedModels) auth.allowedModels = new Set(policy.allowedModels.flatMap((m) => findModel(catalog, m)?.id ?? []));
   const exp = payload.exp;
   if (typeof exp === 'number') auth.expiresAt = exp * 1000;
   return auth;
-}
-
-/**
- * What a user may do: `users:` (everyone's policy), with each field that a group of theirs sets
- * taken from their groups instead, the most generous where several set it (a group grants: the
- * union of allowed models, the highest rate limits and per-user budgets). Group budgets (the
- * members together) are not merged: each of the user's groups keeps its own.
- */
-export function effectivePolicy(config: IdentityConfig, groups: readonly string[]): IdentityPolicy {
-  const policies = groups.flatMap((g) => config.groups[g] ?? []);
-  const from = <T>(pick: (p: IdentityPolicy) => T | undefined, merge: (values: T[]) => T): T | undefined => {
-    const set = policies.map(pick).filter((v): v is T => v !== undefined);
-    return set.length > 0 ? merge(set) : pick(config.users);
-  };
-  const out: IdentityPolicy = {};
-  const allowed = from((p) => p.allowedModels, (lists) => [...new Set(lists.flat())]);
-  if (allowed) out.allowedModels = allowed;
-  const rpm = from((p) => p.rpmLimit, (v) => Math.max(...v));
-  if (rpm !== undefined) out.rpmLimit = rpm;
-  const tpm = from((p) => p.tpmLimit, (v) => Math.max(...v));
-  if (tpm !== undefined) out.tpmLimit = tpm;
-  const budgets = from((p) => p.userBudgets, mostGenerousBudgets);
-  if (budgets) out.userBudgets = budgets;
-  return out;
-}
-
-function mostGenerousBudgets(lists: NonNullable<IdentityPolicy['userBudgets']>[]): NonNullable<IdentityPolicy['userBudgets']> {
-  const best = new Map<string, bigint>();
-  for (const b of lists.flat()) if ((best.get(b.period) ?? -1n) < b.limit) best.set(b.period, b.limit);
-  return [...best].map(([period, limit]) => ({ period: period as 'day', limit }));
 }

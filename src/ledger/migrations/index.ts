@@ -8,9 +8,11 @@ import * as storedResponses from './20261125000200_stored_responses.js';
 import * as keyBudgetsExpiry from './20261126000000_key_budgets_expiry.js';
 import * as usersAudit from './20261128000000_users_audit.js';
 import * as debtPricing from './20261128200000_debt_pricing.js';
+import * as budgetOwners from './20261128300000_budget_owners.js';
 import * as sqliteInitial from './sqlite/20261127000000_initial.js';
 import * as sqliteUsersAudit from './sqlite/20261128000000_users_audit.js';
 import * as sqliteDebtPricing from './sqlite/20261128200000_debt_pricing.js';
+import * as sqliteBudgetOwners from './sqlite/20261128300000_budget_owners.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -23,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '20261126000000_key_budgets_expiry': keyBudgetsExpiry,
   '20261128000000_users_audit': usersAudit,
   '20261128200000_debt_pricing': debtPricing,
+  '20261128300000_budget_owners': budgetOwners,
 };
 
 /** SQLite's migrations (the embedded ledger): its own history, from the schema as it stands. */
@@ -30,4 +33,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '20261127000000_initial': sqliteInitial,
   '20261128000000_users_audit': sqliteUsersAudit,
   '20261128200000_debt_pricing': sqliteDebtPricing,
+  '20261128300000_budget_owners': sqliteBudgetOwners,
 };

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { AccountRow, Database, JournalRow } from '../schema.js';
-import type { SettleRequest, UsageRecordInput } from '../types.js';
+import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
 import type {
   BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
 } from '../statements.js';
@@ -9,7 +9,7 @@ import { migrations } from '../migrations/index.js';
 import { placeHolds } from './place-holds.js';
 import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
-import { budgetUsage, checkTimeZone } from './budgets.js';
+import { budgetUsage, checkTimeZone, ownedBudgetUsage } from './budgets.js';
 
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
   day: sql`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
@@ -86,6 +86,9 @@ export class PostgresStatements implements LedgerStatements {
   }
   budgetUsage(keyId: string, at?: Date): Promise<BudgetUsageRow[]> {
     return budgetUsage(this.db, keyId, at);
+  }
+  ownedBudgetUsage(budgets: HoldBudget[], at?: Date): Promise<BudgetUsageRow[]> {
+    return ownedBudgetUsage(this.db, budgets, at);
   }
 
   async spend(q: SpendRowsQuery): Promise<SpendRow[]> {

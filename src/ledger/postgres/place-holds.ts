@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { HoldRequest } from '../types.js';
 import type { HoldCandidate, HoldOutcome } from '../statements.js';
-import { budgetCheck, budgetTake } from './budgets.js';
+import { budgetCheck, budgetRows, budgetTake } from './budgets.js';
 import { available, covers, duplicate, keyLive, keyOk } from '../hold-admission.js';
 
 /**
@@ -30,8 +30,9 @@ import { available, covers, duplicate, keyLive, keyOk } from '../hold-admission.
  * row reached by its keys, without the JSON rows and the joins between them, which is most of the
  * latency a hold adds at one connection.
  *
- * Key budgets ride in the same statement: a hold is a candidate only if it fits each budget of its
- * key (`bud`: the period's usage row plus the running sum of the key's earlier holds in the batch),
+ * Budgets ride in the same statement: a hold is a candidate only if it fits each budget of its
+ * key and each it carries, a user's and their groups' (`bud`: the period's usage row plus the
+ * running sum of the earlier holds in the batch on that budget),
  * and the placed holds are added to those usage rows (`budget_take`), whose CHECK refuses,
  * atomically, a hold that a concurrent statement left no room for.
  */
@@ -46,12 +47,12 @@ export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): 
  */
 async function placeMany(db: Kysely<Database>, valid: HoldCandidate[]): Promise<HoldOutcome[]> {
   const rows = JSON.stringify(
-    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, amount: h.amount.toString(), ttl_ms: h.ttlMs })),
+    valid.map(({ ord, h }) => ({ ord, id: h.requestId, account_id: h.accountId, key_id: h.keyId ?? null, budgets: budgetRows(h.budgets), amount: h.amount.toString(), ttl_ms: h.ttlMs })),
   );
   const result = await sql<HoldOutcome>`/* prepared:place-holds */
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${rows}::jsonb)
-        AS x(ord int, id text, account_id text, key_id text, amount bigint, ttl_ms float8)
+        AS x(ord int, id text, account_id text, key_id text, budgets jsonb, amount bigint, ttl_ms float8)
     ), lk AS (
       -- FOR UPDATE reads each account as its last committed writer left it, and holds it until commit.
       SELECT id, ${available('accounts')} AS available FROM accounts
@@ -64,7 +65,7 @@ async function placeMany(db: Kysely<Database>, valid: HoldCandidate[]): Promise<
       SELECT r.*, r.id IN (SELECT id FROM dup) AS duplicate,
         (r.key_id IS NULL OR (r.key_id, r.account_id) IN (SELECT id, account_id FROM live_keys)) AS key_ok
       FROM r
-    ), bud AS (${budgetCheck(sql`SELECT id, key_id, amount, ord FROM checked WHERE NOT duplicate AND key_ok`)}
+    ), bud AS (${budgetCheck(sql`SELECT id, key_id, amount, ord, budgets FROM checked WHERE NOT duplicate AND key_ok`)}
     ), cand AS (
       SELECT c.*, (sum(c.amount) OVER (PARTITION BY c.account_id ORDER BY c.ord ROWS UNBOUNDED PRECEDING))::bigint AS running
       FROM checked c WHERE NOT c.duplicate AND c.key_ok AND NOT EXISTS (SELECT 1 FROM bud WHERE bud.hold_id = c.id AND bud.over)
@@ -108,7 +109,7 @@ async function placeOne(db: Kysely<Database>, ord: number, h: HoldRequest): Prom
     WITH checked AS (
       SELECT ${duplicate(sql`${h.requestId}::text`)} AS duplicate,
         ${keyOk(sql`${keyId}::text`, sql`${h.accountId}::text`, sql`now()`)} AS key_ok
-    ), bud AS (${budgetCheck(sql`SELECT ${h.requestId}::text AS id, ${keyId}::text AS key_id, ${amount}::bigint AS amount, 0 AS ord`)}
+    ), bud AS (${budgetCheck(sql`SELECT ${h.requestId}::text AS id, ${keyId}::text AS key_id, ${amount}::bigint AS amount, 0 AS ord, ${JSON.stringify(budgetRows(h.budgets))}::jsonb AS budgets`)}
     ), a AS (
       UPDATE accounts SET held = accounts.held + ${amount}::bigint
       FROM checked c

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { AccountRow, Database, JournalRow } from '../schema.js';
-import type { SettleRequest, UsageRecordInput } from '../types.js';
+import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
 import type {
   BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
 } from '../statements.js';
@@ -11,7 +11,7 @@ import { inTransaction } from './transaction.js';
 import { placeHolds } from './place-holds.js';
 import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
-import { budgetUsage } from './budgets.js';
+import { budgetUsage, ownedBudgetUsage } from './budgets.js';
 
 /** created_at is epoch milliseconds here: the UTC day by strftime. */
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
@@ -80,6 +80,9 @@ export class SqliteStatements implements LedgerStatements {
   }
   budgetUsage(keyId: string, at?: Date): Promise<BudgetUsageRow[]> {
     return budgetUsage(this.db, keyId, at?.getTime() ?? Date.now());
+  }
+  ownedBudgetUsage(budgets: HoldBudget[], at?: Date): Promise<BudgetUsageRow[]> {
+    return ownedBudgetUsage(this.db, budgets, at?.getTime() ?? Date.now());
   }
 
   async spend(q: SpendRowsQuery): Promise<SpendRow[]> {

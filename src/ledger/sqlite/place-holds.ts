@@ -8,7 +8,8 @@ import { available, covers, duplicate, keyOk } from '../hold-admission.js';
 /**
  * The batch on SQLite: one transaction, which holds the database's write lock from its BEGIN, so
  * what it reads stays true until it commits. The holds are taken in batch order, each with the
- * same checks as on PostgreSQL (new request id, live key of the account, room in each budget,
+ * same checks as on PostgreSQL (new request id, live key of the account, room in each budget of
+ * the key, the user and their groups,
  * available balance re-checked by the UPDATE itself); an account's holds in the batch are admitted
  * while they fit, one update of its row each. The row lock that folding avoids on PostgreSQL does
  * not exist here: the transaction is the only writer.
@@ -25,8 +26,8 @@ export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): 
       const row: HoldOutcome = { ord, placed: false, duplicate: c.duplicate === 1n, key_ok: c.key_ok === 1n, budget_ok: true, available: null };
       out.push(row);
       if (row.duplicate || !row.key_ok) continue;
-      const budgets = keyId === null ? undefined : await budgetCheck(trx, keyId, h.amount, now);
-      if (budgets?.over) {
+      const budgets = await budgetCheck(trx, keyId, h.budgets ?? [], h.amount, now);
+      if (budgets.over) {
         row.budget_ok = false;
         continue;
       }
@@ -37,7 +38,7 @@ export async function placeHolds(db: Kysely<Database>, valid: HoldCandidate[]): 
       await sql`
         INSERT INTO holds (id, account_id, amount, created_at, expires_at)
         VALUES (${h.requestId}, ${h.accountId}, ${h.amount}, ${now}, ${now + Math.ceil(h.ttlMs)})`.execute(trx);
-      if (budgets && keyId !== null) await budgetTake(trx, h.requestId, keyId, budgets.take, h.amount);
+      await budgetTake(trx, h.requestId, budgets.take, h.amount);
       row.placed = true;
       row.available = a.available;
     }
