@@ -13,6 +13,7 @@ export default defineConfig({
     // shown when it fails, and progress is one dot per test (a failure is still printed whole).
     silent: 'passed-only',
     reporters: ['dot'],
-    globalSetup: ['test/support/reference-setup.ts', 'test/support/chromium-setup.ts'],
+    // log-scan-setup: every gateway's log lines of the run are captured, then scanned for keys and tokens.
+    globalSetup: ['test/support/reference-setup.ts', 'test/support/chromium-setup.ts', 'test/support/log-scan-setup.ts'],
   },
 });

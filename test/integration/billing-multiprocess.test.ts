@@ -15,6 +15,7 @@ import { loadConfigFile } from '../../src/config/load-config.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
 import { holdFor, waitFor } from '../ledger/http-billing.js';
+import { captureChildLog } from '../support/log-capture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const K = 29;
@@ -47,6 +48,7 @@ function startChild(env: Record<string, string>): Promise<Child> {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  captureChildLog(proc, 'serve', env);
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

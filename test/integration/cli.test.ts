@@ -4,7 +4,7 @@
  * else on PGlite in a temporary SWITCHYARD_DATA_DIR. Each start costs seconds, so the commands
  * run as one scenario.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ExecFileOptions } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openLedger } from '../../src/ledger/index.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
+import { captureChildLog } from '../support/log-capture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** A CLI run; a copy of its log (stderr, and any log line on stdout) goes to the run's credential scan. */
+function run(file: string, args: string[], opts: ExecFileOptions = {}) {
+  const running = execFileAsync(file, args, { ...opts, encoding: 'utf8' });
+  captureChildLog(running.child, 'cli');
+  return running;
+}
 
 describe('switchyard admin CLI', () => {
   let env: Record<string, string>;
@@ -177,6 +184,7 @@ describe('switchyard serve beside the CLI', () => {
   /** Starts `serve --demo` and reads the URL and key it prints. */
   async function serveDemo(): Promise<{ url: string; key: string; accountId: string; stop: () => Promise<void> }> {
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--demo'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    captureChildLog(child, 'serve-demo');
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

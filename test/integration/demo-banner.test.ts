@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, it, vi } from 'vitest';
 import { demoBanner } from '../../src/app/demo-banner.js';
+import { captureChildLog } from '../support/log-capture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const run = promisify(execFile);
@@ -33,6 +34,7 @@ function curlCommands(banner: string): string[] {
 it('prints the banner before the log, right for a demo without an admin key, with README\'s four requests working as printed', async () => {
   const env = { ...process.env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '', SWITCHYARD_ADMIN_KEY: '', PORT: '0', LOG_LEVEL: 'info' };
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  captureChildLog(child, 'serve-demo');
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { captureChildLog } from '../support/log-capture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -67,6 +68,7 @@ interface Ran {
 function runBash(script: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    captureChildLog(child, 'readme-block', env, 'log-lines');
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -99,6 +101,7 @@ async function runServing(script: string, env: Record<string, string>): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  captureChildLog(child, 'readme-serve', env, 'log-lines');
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -14,6 +14,7 @@ import { startGateway, type Gateway } from '../../src/app/start-gateway.js';
 import { openLedger, type Ledger } from '../../src/ledger/index.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { ADMIN_KEY, dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { captureGateway, capturedLogOptions } from '../support/log-capture.js';
 import { exactCostCatalog, holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
 
 const MODEL = 'local-haiku';
@@ -50,7 +51,8 @@ describe.each(dbTargets)('key budgets, expiry and spend ($name)', (target) => {
     gw = await startTestGateway({ target, catalog, ...(REDIS_URL && { redisUrl: REDIS_URL }) });
     if (gw.db.databaseUrl) {
       const ledger = await openLedger({ databaseUrl: gw.db.databaseUrl, schema: gw.db.schema, poolSize: 20 });
-      const gateway = await startGateway({ logLevel: 'silent', catalog, port: 0, ledger, adminKey: ADMIN_KEY, ...(REDIS_URL && { redisUrl: REDIS_URL }) });
+      const gateway = await startGateway({ ...capturedLogOptions(), catalog, port: 0, ledger, adminKey: ADMIN_KEY, ...(REDIS_URL && { redisUrl: REDIS_URL }) });
+      captureGateway(gateway, { adminKey: ADMIN_KEY }, 'key-budgets');
       second = { url: gateway.url, gateway, ledger };
     }
   });

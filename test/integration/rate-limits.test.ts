@@ -14,6 +14,7 @@ import { dbTargets, localCatalog, startTestGateway, type TestGateway } from '../
 import { PG_URL } from '../ledger/db-targets.js';
 import { REDIS_URL, dropPrefix, uniquePrefix } from '../support/redis-target.js';
 import { bodyErrors } from '../support/stream-checks.js';
+import { captureGateway, capturedLogOptions } from '../support/log-capture.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -206,9 +207,10 @@ describe.runIf(REDIS_URL)('limits shared through Redis', () => {
     const ledgers = [gw.ledger, second ?? gw.ledger];
     gateways = await Promise.all(
       limiters.map((limiter, i) =>
-        startGateway({ logLevel: 'silent', port: 0, ledger: ledgers[i], catalog: localCatalog(0), adminKey: gw.adminKey, limiter, redisUrl: REDIS_URL }),
+        startGateway({ ...capturedLogOptions(), port: 0, ledger: ledgers[i], catalog: localCatalog(0), adminKey: gw.adminKey, limiter, redisUrl: REDIS_URL }),
       ),
     );
+    for (const g of gateways) captureGateway(g, { adminKey: gw.adminKey }, 'rate-limits');
   });
   afterAll(async () => {
     for (const g of gateways) await g.close();
@@ -257,7 +259,8 @@ describe.runIf(REDIS_URL)('when Redis goes away', () => {
     try {
       await expect.poll(() => RedisLimitStore.connect(url).then((s) => s.close().then(() => true), () => false), { timeout: 5000 }).toBe(true);
       const limiter = new RateLimiter(await RedisLimitStore.connect(url), { warn: (o) => warnings.push(o) });
-      const g = await startGateway({ logLevel: 'silent', port: 0, ledger: gw.ledger, catalog: localCatalog(0), adminKey: gw.adminKey, limiter });
+      const g = await startGateway({ ...capturedLogOptions(), port: 0, ledger: gw.ledger, catalog: localCatalog(0), adminKey: gw.adminKey, limiter });
+      captureGateway(g, { adminKey: gw.adminKey }, 'rate-limits');
       try {
         const { key, accountId } = await limitedKey({ rpm_limit: 1 });
         const client = openai(key, g.url);

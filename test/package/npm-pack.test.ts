@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../tools/fake-upstream/index.js';
+import { captureChildLog } from '../support/log-capture.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -81,6 +82,7 @@ describe('the npm package', () => {
       env: { ...process.env, PORT: '0', SWITCHYARD_CONFIG: config, SWITCHYARD_DATA_DIR: join(dir, 'data'), DATABASE_URL: '', REDIS_URL: '', NODE_OPTIONS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    captureChildLog(server, 'packed-serve');
     let out = '';
     server.stdout!.on('data', (d) => (out += d));
     server.stderr!.on('data', (d) => (out += d));

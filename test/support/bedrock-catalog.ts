@@ -4,6 +4,7 @@ import type { Catalog } from '../../src/routing/catalog.js';
 import type { AwsCredentials } from '../../tools/fake-upstream/bedrock.js';
 import type { FakeUpstream } from '../../tools/fake-upstream/index.js';
 import { FAKE_KEY_ENV, fakeCatalogDocument } from './fake-catalog.js';
+import { registerSecrets } from './log-capture.js';
 
 /** Test-only AWS credentials: the gateway signs with them, the fake verifies with them. */
 export const TEST_AWS_CREDENTIALS: Required<AwsCredentials> = {
@@ -33,6 +34,8 @@ export function useTestAwsCredentials(): () => void {
     resetCredentialChains();
   };
   apply(env);
+  // The run's log scan looks for them (log-capture.ts).
+  registerSecrets('provider key', [TEST_AWS_CREDENTIALS.accessKeyId, TEST_AWS_CREDENTIALS.secretAccessKey, TEST_AWS_CREDENTIALS.sessionToken]);
   return () => apply(saved);
 }
 

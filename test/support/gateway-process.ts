@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { captureChildLog } from './log-capture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -21,6 +22,8 @@ export function startGatewayProcess(env: Record<string, string>): Promise<Gatewa
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A copy of its log for the run's credential scan (log-capture.ts).
+  captureChildLog(proc, 'serve', env);
   const lines: Array<Record<string, any>> = [];
   let partial = '';
   let stderr = '';

@@ -5,6 +5,7 @@ import type { Catalog, Price } from '../../src/routing/catalog.js';
 import { closeAgents } from '../../src/providers/transport/index.js';
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../../tools/fake-upstream/index.js';
 import { dbTargets, type DbTarget, type OpenedTarget } from '../ledger/db-targets.js';
+import { captureGateway, capturedLogOptions } from './log-capture.js';
 
 export const ADMIN_KEY = 'sk-admin-test';
 
@@ -63,7 +64,9 @@ export function setModelPrice(catalog: Catalog, modelId: string, price: Price): 
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const db = await (opts.target ?? dbTargets[0]).open();
   const catalog = opts.catalog ?? (opts.configPath ? undefined : localCatalog(opts.localRate ?? 0));
-  const gateway = await startGateway({ logLevel: 'silent', ...opts, catalog, port: 0, ledger: db.ledger, adminKey: ADMIN_KEY });
+  // Its log goes to the run's capture, which is scanned for credentials at the end (log-capture.ts).
+  const gateway = await startGateway({ ...capturedLogOptions(), ...opts, catalog, port: 0, ledger: db.ledger, adminKey: ADMIN_KEY });
+  captureGateway(gateway, { adminKey: ADMIN_KEY, metricsToken: opts.metricsToken }, 'startTestGateway');
   const newAccount = async (balance = 100_000_000_000n, name = 'test') => {
     const account = await db.ledger.createAccount(name, balance);
     const { key } = await db.ledger.createKey(account.id, { name });

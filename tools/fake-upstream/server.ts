@@ -102,7 +102,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const { wire, call } = found;
     const refused = await wire.authenticate?.({ method: req.method, url: req.url ?? '/', pathname, headers: req.headers, body: bytes }, { oauth, awsCredentials: opts.awsCredentials });
     if (refused) return sendJson(res, refused.status, refused.body, refused.headers);
-    await answer(res, wire, call, isObject(view) ? view : {}, scenario, req.headers);
+    await answer(res, wire, call, isObject(view) ? view : {}, scenario, req.headers, req.url ?? pathname);
   }
 
   function pickScenario(req: IncomingMessage, body: unknown): Scenario {
@@ -113,12 +113,12 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     return queue.shift() ?? fallback;
   }
 
-  async function answer(res: ServerResponse, wire: FakeWire, call: WireCall, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers']): Promise<void> {
+  async function answer(res: ServerResponse, wire: FakeWire, call: WireCall, body: Record<string, unknown>, s: Scenario, headers: IncomingMessage['headers'], url: string): Promise<void> {
     if (s.hangBeforeHeaders) return; // never answer; the client's timeout or abort ends it
     if (shouldFail(s)) {
       const status = s.status ?? 500;
       const retryAfter = s.retryAfter ?? ([429, 503, 529].includes(status) ? 1 : undefined);
-      const echoed = s.echoCredentials ? `request refused; it came with authorization=${headers.authorization ?? ''} x-api-key=${headers['x-api-key'] ?? ''}` : undefined;
+      const echoed = s.echoCredentials ? echoCredentials(headers, url) : undefined;
       return sendJson(res, status, wire.errorBody(status, echoed), { ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }), ...wire.errorHeaders(status) });
     }
     const tooLarge = s.maxOutputTokens === undefined ? undefined : ceilingRefusal(wire, body, s.maxOutputTokens);
@@ -268,4 +268,16 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * An error message quoting the credentials a request came with, every way upstreams and the proxies
+ * before them have been seen to: the headers written out, the URL with the key as a query parameter
+ * (Gemini's `?key=`), and the whole header object as JSON.
+ */
+function echoCredentials(headers: IncomingMessage['headers'], url: string): string {
+  const credential = String(headers['x-goog-api-key'] ?? headers['x-api-key'] ?? headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+  const quoted = `${url}${url.includes('?') ? '&' : '?'}key=${credential}`;
+  return `request refused; it came with authorization=${headers.authorization ?? ''} x-api-key=${headers['x-api-key'] ?? ''} x-goog-api-key=${headers['x-goog-api-key'] ?? ''}; `
+    + `as received: POST ${quoted}; headers: ${JSON.stringify(headers)}`;
 }
