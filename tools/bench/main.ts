@@ -31,7 +31,7 @@ import { DEFAULT_EMBEDDED, EMBEDDED_DATABASES, type EmbeddedDatabase } from '../
 import { calibrate } from './calibrate.js';
 import { LATENCY_WARMUP_REQUESTS, measureLatency, measureThroughput, probe, warmUp } from './load.js';
 import { freePort, startNode, stopAll } from './processes.js';
-import { addOverheads, checkTargets, makeRow, markdown, type Report, type Row } from './report.js';
+import { addOverheads, checkTargets, makeRow, markdown, telemetryCost, type Report, type Row } from './report.js';
 import {
   caseLabel, catalogYaml, directCase, gatewayCase, looksComplete, portkeyCase, requestBody, SLOW_MODEL, type Case,
 } from './scenarios.js';
@@ -272,6 +272,7 @@ async function main(): Promise<void> {
     embedded,
     embeddedAlternatives,
     targets: checkTargets(rows, streamsMemory, embedded),
+    telemetry: telemetryCost(rows),
   };
   const json = JSON.stringify(report, null, 2);
   writeFileSync(resolve(RAW_DIR, `${report.date.replace(/[:.]/g, '-')}.json`), json);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addOverheads, checkTargets, markdown, type Report, type Row } from './report.js';
+import { addOverheads, checkTargets, markdown, telemetryCost, type Report, type Row } from './report.js';
 import { cpuMs, memoryMb } from './processes.js';
 
 function row(server: Row['server'], client: Row['client'], upstream: Row['upstream'], stream: boolean, rps: number, cpu: number, p50: number, accounts?: number): Row {
@@ -57,6 +57,19 @@ describe('bench report', () => {
     expect(md.split('\n').filter((l) => l.startsWith('| switchyard'))).toHaveLength(4);
     expect(md).toContain('ready 3.0 s after the first start');
     expect(md).toContain('170 µs when it has to be woken');
+  });
+
+  it('puts the case with telemetry on beside the same case off', () => {
+    const off = { ...row('embedded', 'chat', 'openai', false, 900, 0.6, 1.2, 1), database: 'sqlite' };
+    const pglite = { ...row('embedded', 'chat', 'openai', false, 800, 0.9, 1.5, 1), database: 'pglite' };
+    const on = { ...row('embedded', 'chat', 'openai', false, 700, 0.75, 1.4, 1), database: 'sqlite', telemetry: true, label: 'embedded on' };
+    on.latency.cpuMsPerRequest = 1.1;
+    off.latency.cpuMsPerRequest = 1.0;
+    const cost = telemetryCost([...rows, pglite, off, on])!;
+    expect(cost).toEqual({ label: off.label, cpuOffMs: 0.6, cpuOnMs: 0.75, cpuOffAt1Ms: 1.0, cpuOnAt1Ms: 1.1, p50OffMs: 1.2, p50OnMs: 1.4 });
+    expect(telemetryCost(rows)).toBeUndefined();
+    const report = { date: 'd', machine: { cpus: 2, node: '24', calibration: { busyRoundTripCpuUs: 50, wakeRoundTripCpuUs: 170 } }, database: 'pg', settings: { seconds: 5, connections: 50, latencySamples: 100, latencyWarmup: 10, streams: 1000, accounts: 50, keys: 50 }, rows, portkeyStreams: { status: 500, complete: false, note: 'x' }, streamsMemory: mem, targets: [], telemetry: cost } satisfies Report;
+    expect(markdown(report)).toContain('gateway CPU at 50 connections 0.600 ms off, 0.750 ms on: +0.150 ms (+25%); at 1 connection 1.000 ms off, 1.100 ms on: +0.100 ms (+10%)');
   });
 
   it('reads CPU and memory of a process from /proc', () => {

@@ -43,6 +43,22 @@ export interface Report {
   /** The other embedded databases, measured the same way in the same run for comparison. */
   embeddedAlternatives?: EmbeddedStart[];
   targets: TargetCheck[];
+  /** Telemetry's cost: the same case with OpenTelemetry off and on (undefined when BENCH_ONLY left either out). */
+  telemetry?: TelemetryCost;
+}
+
+/** One case measured with telemetry off and on, in the same run: what exporting costs a request. */
+export interface TelemetryCost {
+  label: string;
+  /** Gateway CPU per request at 50 connections, off and on (ms). */
+  cpuOffMs: number;
+  cpuOnMs: number;
+  /** The same at 1 connection (no batching of wake-ups and exports over concurrent requests). */
+  cpuOffAt1Ms?: number;
+  cpuOnAt1Ms?: number;
+  /** p50 at 1 connection, off and on (ms). */
+  p50OffMs: number;
+  p50OnMs: number;
 }
 
 export function makeRow(c: Case, throughput: ThroughputResult, latency: LatencyResult): Row {
@@ -58,6 +74,31 @@ export function addOverheads(rows: Row[]): void {
     r.addedP50Ms = r.latency.p50Ms - base.latency.p50Ms;
     r.addedTtfbMs = r.latency.ttfbP50Ms - base.latency.ttfbP50Ms;
   }
+}
+
+/** The row measured with telemetry on and the same case without it, side by side. */
+export function telemetryCost(rows: Row[]): TelemetryCost | undefined {
+  const on = rows.find((r) => r.telemetry);
+  const off = on && rows.find((r) => !r.telemetry && r.server === on.server && r.database === on.database && r.client === on.client
+    && r.upstream === on.upstream && r.stream === on.stream && r.accounts === on.accounts);
+  if (!on || !off || on.throughput.cpuMsPerRequest === undefined || off.throughput.cpuMsPerRequest === undefined) return undefined;
+  return {
+    label: off.label,
+    cpuOffMs: off.throughput.cpuMsPerRequest,
+    cpuOnMs: on.throughput.cpuMsPerRequest,
+    cpuOffAt1Ms: off.latency.cpuMsPerRequest,
+    cpuOnAt1Ms: on.latency.cpuMsPerRequest,
+    p50OffMs: off.latency.p50Ms,
+    p50OnMs: on.latency.p50Ms,
+  };
+}
+
+function telemetryLine(t: TelemetryCost): string {
+  const cost = (off: number | undefined, on: number | undefined) =>
+    off === undefined || on === undefined ? '–' : `${f(off, 3)} ms off, ${f(on, 3)} ms on: ${on >= off ? '+' : ''}${f(on - off, 3)} ms (${on >= off ? '+' : ''}${f(((on - off) / off) * 100, 0)}%)`;
+  return `Telemetry's cost per request (${t.label}, OpenTelemetry exporting traces, metrics and logs over http/protobuf to a sink): ` +
+    `gateway CPU at 50 connections ${cost(t.cpuOffMs, t.cpuOnMs)}; at 1 connection ${cost(t.cpuOffAt1Ms, t.cpuOnAt1Ms)}; ` +
+    `p50 at 1 connection ${f(t.p50OffMs)} ms off, ${f(t.p50OnMs)} ms on.`;
 }
 
 const max = (xs: number[]) => (xs.length ? Math.max(...xs) : NaN);
@@ -145,6 +186,7 @@ export function markdown(r: Report): string {
     '',
     `Portkey streaming probe: ${r.portkeyStreams.note}`,
     '',
+    ...(r.telemetry ? [telemetryLine(r.telemetry), ''] : []),
     '| target | limit | measured | |',
     '| --- | --- | --- | --- |',
     ...targets,
