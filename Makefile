@@ -59,9 +59,9 @@ lint-openapi: install
 	npx spectral lint generated/openapi.yaml --fail-severity error
 
 ## Compile src/ to JavaScript in dist/ (what a deployment, the npm package and `make run` run: node dist/src/main.js serve).
-## Types are checked by lint; tools/build.mjs only strips them (esbuild).
-build: node_modules/.runtime console
-	npm run build
+## Types are checked by lint; tools/build.mjs only strips them (esbuild) and bundles the console.
+build: node_modules/.runtime
+	node tools/build.mjs
 
 ## The README's test command: staleness check, types, layering, then every test.
 test: install console check-generated lint

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -72,6 +72,8 @@ const paramCount = (routerPath: string) => routerPath.match(/(?<!\\):[A-Za-z_]/g
  * The published document, with openapi-backend's compiled AJV validators. Routing is done by
  * @koa/router from the same document; openapi-backend's own `handleRequest` costs half the
  * throughput (stack notes §4), while its compiled validators called directly cost little.
+ * An operation's validators are compiled at its first request: compiling all of them took two
+ * seconds of CPU at every start, a quarter of the gateway's start (spec/spec.test.ts compiles them all).
  */
 export class ApiDocument {
   readonly routes: OperationRoute[];
@@ -81,7 +83,7 @@ export class ApiDocument {
 
   private constructor(
     readonly definition: Record<string, any>,
-    backend: OpenAPIBackend,
+    private readonly backend: OpenAPIBackend,
   ) {
     this.routes = [];
     for (const [path, item] of Object.entries(definition.paths as Record<string, any>)) {
@@ -96,23 +98,32 @@ export class ApiDocument {
     // A path with fewer parameters first, so a literal segment wins over a parameter in its place
     // (Vertex's `models/count-tokens:rawPredict` over `models/{model}:rawPredict`).
     this.routes.sort((a, b) => paramCount(a.path) - paramCount(b.path));
-    for (const r of this.routes) {
-      const validators = backend.validator.getRequestValidatorsForOperation(r.operationId) ?? [];
+  }
+
+  /** The operation's [body, parameters] validators, compiled at first use. */
+  private validatorsFor(operationId: string): Array<ValidateFunction | undefined> {
+    let validators = this.validators.get(operationId);
+    if (!validators) {
+      const compiled = this.backend.validator.getRequestValidatorsForOperation(operationId) ?? [];
       // openapi-backend leaves the body validator out (not undefined) when there is no requestBody.
-      this.validators.set(r.operationId, backend.getOperation(r.operationId)?.requestBody ? validators : [undefined, ...validators]);
+      validators = this.backend.getOperation(operationId)?.requestBody ? compiled : [undefined, ...compiled];
+      this.validators.set(operationId, validators);
     }
+    return validators;
   }
 
   static async load(path = DOCUMENT_PATH): Promise<ApiDocument> {
-    const definition = parseYaml(readFileSync(path, 'utf8'));
+    // The build writes the document as JSON beside the YAML too: JSON.parse reads it in
+    // milliseconds, where parsing 680 kB of YAML took over a second of CPU at every start.
+    const json = path.replace(/\.yaml$/, '.json');
+    const definition = json !== path && existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) : parseYaml(readFileSync(path, 'utf8'));
     const backend = new OpenAPIBackend({
       definition: forValidation(definition),
       strict: true,
       validate: true,
       // `quick`: skip re-validating the document (spec/spec.test.ts does that in strict mode) and
-      // compile validators on demand. The constructor asks for every request validator, so they
-      // are all built at start-up; response validators, which the server never uses, are not:
-      // that halves start-up (seconds of AJV compilation) for every process and test file.
+      // compile validators on demand: an operation's request validators at its first request,
+      // response validators, which the server never uses, never.
       quick: true,
       ajvOpts: AJV_OPTIONS as any,
     });
@@ -122,7 +133,7 @@ export class ApiDocument {
 
   /** Validates a request; throws a GatewayError naming the field at fault. */
   validate(operationId: string, input: ValidationInput): void {
-    const [bodyValidator, paramValidator] = this.validators.get(operationId) ?? [];
+    const [bodyValidator, paramValidator] = this.validatorsFor(operationId);
     const errors: ErrorObject[] = [];
     const query = this.declaredQuery(operationId, input.query);
     if (paramValidator && !paramValidator({ path: input.params, query, header: input.headers })) {

@@ -43,6 +43,7 @@ describe('the npm package', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toContain('dist/src/main.js');
     expect(files).toContain('dist/generated/openapi.yaml');
+    expect(files).toContain('dist/generated/openapi.json');
     // The web console's bundle (make console), which the package serves at /console.
     for (const asset of ['index.html', 'app.js', 'app.css']) expect(files).toContain(`dist/console/dist/${asset}`);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
