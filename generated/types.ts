@@ -1770,7 +1770,7 @@ export interface components {
             request_id: string | null;
             /** @description The model that ran the attempt (captures only). */
             model: string | null;
-            /** @description Priced cost of the attempt (captures only); more than `-amount` when the hold capped the charge. */
+            /** @description Priced cost of the attempt (captures only): what the line charged, `-amount`. */
             cost: number | null;
             input_tokens: number | null;
             output_tokens: number | null;
@@ -2104,6 +2104,40 @@ export interface components {
             data: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description How one attempt was priced, enough to recompute the request's cost: the sum over its attempts' lines of `count` x `rate`, rounded up once to a whole nanodollar, is the record's `cost`. */
+        PricedAttempt: {
+            /** @description The catalog model the attempt ran. */
+            model: string;
+            /** @description The deployment that served it (`<model>/<name>`). */
+            deployment: string | null;
+            /** @description Where the price came from: `config`, `price table <version> (<provider>/<model>)`, `built-in local model`, `free`, `config (fast variant)`; null when the catalog does not say. */
+            price_source: string | null;
+            /** @description The service tier whose prices applied (the one the answer named, e.g. `flex`, `priority`); null for the standard prices. */
+            service_tier: string | null;
+            /** @description The long-context threshold (prompt tokens) the prompt was above, so the whole attempt was billed at that tier; null below every threshold. */
+            long_context_above: number | null;
+            lines: components["schemas"]["PricedLine"][];
+            /**
+             * Format: int64
+             * @description Nanodollars charged for this attempt: what it adds to the request's exact sum rounded up once.
+             */
+            cost: number;
+        };
+        /** @description One line of an attempt's price: a kind of token (or a server tool's uses) with its count and the price it was billed at. */
+        PricedLine: {
+            /** @description `input`, `input_audio`, `input_image`, `cache_read`, `cache_write_5m`, `cache_write_1h`, `output`, `reasoning` (where priced apart from output; else it is in `output`), `output_audio`, `output_image`, or a server tool billed per use (`web_search`). Open: new kinds may appear. */
+            kind: string;
+            /**
+             * Format: int64
+             * @description Tokens, or uses of a server tool.
+             */
+            count: number;
+            /**
+             * Format: double
+             * @description Nanodollars per token (per use for a server tool), exact to six decimals (the ledger prices in femtodollars, 1e-6 nanodollar): the rate of the service tier and long-context tier that applied.
+             */
+            rate: number;
         };
         /**
          * @description Reasoning effort. `thinking_effort` is an alias.
@@ -3271,6 +3305,13 @@ export interface components {
              * @description Nanodollars billed (the sum of the attempts' captures).
              */
             cost: number;
+            /**
+             * Format: int64
+             * @description Nanodollars of `cost` that no hold covered: usage above the request's hold (beyond the worst case the gateway foresaw), or all of a capture made after its hold expired. It is charged all the same, so the balance may be below zero by it; 0 normally.
+             */
+            beyond_hold: number;
+            /** @description Each billed attempt's priced lines, so the invoice can be recomputed; null when nothing was priced (a failed or released request) or for records written before breakdowns were kept. */
+            pricing: components["schemas"]["PricedAttempt"][] | null;
             unit: components["schemas"]["MoneyUnit"];
             /** Format: int64 */
             latency_ms: number;

@@ -1,6 +1,6 @@
 import { GatewayError } from '../ir/index.js';
 import { budgetScope, type BudgetStatus, type Ledger, type TokenCounts } from '../ledger/index.js';
-import { MONEY_UNIT, toJsonNumber } from './json-money.js';
+import { MONEY_UNIT, rateAsNanos, toJsonNumber } from './json-money.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 import { recordChange } from './audit.js';
 
@@ -174,6 +174,8 @@ export function usageBody(r: UsageRecord) {
     attempts: r.attempts,
     ...tokenFields(r.tokens),
     cost: toJsonNumber(r.cost),
+    beyond_hold: toJsonNumber(r.beyondHold),
+    pricing: r.pricing?.map(pricedAttemptBody) ?? null,
     unit: MONEY_UNIT,
     latency_ms: toJsonNumber(r.latencyMs),
     status: r.status,
@@ -181,6 +183,19 @@ export function usageBody(r: UsageRecord) {
     session: r.session ?? null,
     user_id: r.userId ?? null,
     created_at: r.createdAt.toISOString(),
+  };
+}
+
+/** One attempt's priced lines in the API's shape: rates in nanodollars per unit, exact to six decimals. */
+function pricedAttemptBody(p: NonNullable<UsageRecord['pricing']>[number]) {
+  return {
+    model: p.model,
+    deployment: p.deployment,
+    price_source: p.priceSource,
+    service_tier: p.serviceTier,
+    long_context_above: p.longContextAbove,
+    lines: p.lines.map((l) => ({ kind: l.kind, count: l.count, rate: rateAsNanos(l.rate) })),
+    cost: toJsonNumber(p.cost),
   };
 }
 

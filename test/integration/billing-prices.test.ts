@@ -7,16 +7,19 @@
  * threshold (the whole request at the higher tier). The client reads the cost as `usage.cost`
  * (and `x-switchyard-cost` on a whole answer); the journal's priced cost is the same figure.
  */
-import type OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import OpenAI from 'openai';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/config/load-config.js';
 import { bedrockCatalogDocument, TEST_AWS_CREDENTIALS, useTestAwsCredentials } from '../support/bedrock-catalog.js';
 import { FAKE_KEY_ENV } from '../support/fake-catalog.js';
 import { useSdkGateway, type SdkGateway } from '../support/sdk-gateway.js';
+import { vertexCatalogDocument } from '../support/vertex-catalog.js';
+import { responseProblems } from '../ledger/http-billing.js';
 
 const sdk: SdkGateway = useSdkGateway(
   (fake) => {
-    const doc = bedrockCatalogDocument(fake);
+    const doc = vertexCatalogDocument(fake, bedrockCatalogDocument(fake));
     const provider = (type: string, base_url: string) => ({ type, base_url, api_key_env: FAKE_KEY_ENV, max_retries: 0 });
     doc.providers['up-gemini'] = provider('gemini', `${fake.url}/v1beta`);
     doc.providers['up-responses'] = provider('openai-responses', `${fake.url}/v1`);
@@ -33,6 +36,7 @@ const sdk: SdkGateway = useSdkGateway(
       // Only input and output: Claude's cache rates follow from Anthropic's documented multipliers.
       model('claude', 'up-anthropic', 'claude-sonnet-4-5', { input: '3', output: '15', server_tools: { web_search: '10' } }),
       model('bd-claude', 'up-bedrock-converse', 'anthropic.claude-sonnet-4-5-20250929-v1:0', { input: '3', output: '15' }),
+      model('vx-claude', 'up-vertex-claude', 'claude-sonnet-4-5@20250929', { input: '3', output: '15', server_tools: { web_search: '10' } }),
       model('gpt', 'up-openai', 'gpt-5', { input: '1.25', output: '10', cache_read: '0.125', service_tiers: { flex: { multiplier: '0.5' } } }),
       model('resp', 'up-responses', 'gpt-5', {
         input: '1.25',
@@ -74,6 +78,66 @@ const EXPECTED = {
 
 const usd = (nanos: bigint) => Number(nanos) / 1e9;
 
+/**
+ * The lines each request's usage record keeps: [kind, count, rate in nanodollars per token or use],
+ * as the price sheets give them (the same figures EXPECTED multiplies).
+ */
+const LINES: Record<keyof typeof EXPECTED, Array<[string, number, number]>> = {
+  claude: [['input', 1_000, 3_000], ['cache_read', 20_000, 300], ['cache_write_5m', 3_000, 3_750], ['cache_write_1h', 4_000, 6_000], ['output', 500, 15_000], ['web_search', 2, 10_000_000]],
+  bd: [['input', 500, 3_000], ['cache_read', 10_000, 300], ['cache_write_5m', 4_000, 3_750], ['cache_write_1h', 2_000, 6_000], ['output', 300, 15_000]],
+  // Reasoning is not priced apart from output by OpenAI or Gemini: it is in the output line.
+  gpt: [['input', 2_000, 625], ['cache_read', 8_000, 62.5], ['output', 2_000, 5_000]],
+  resp: [['input', 2_000, 2_500], ['cache_read', 1_000, 250], ['output', 400, 20_000], ['web_search', 1, 10_000_000]],
+  pro: [['input', 200_000, 2_500], ['cache_read', 50_000, 250], ['output', 4_000, 15_000]],
+};
+
+/** A rate as the API gives it (nanodollars, exact to six decimals) in femtodollars, exactly. */
+function femtodollars(rate: number): bigint {
+  const text = String(rate);
+  if (!/^\d+(\.\d{1,6})?$/.test(text)) throw new Error(`rate ${text} is not nanodollars to six decimals`);
+  const [whole, frac = ''] = text.split('.');
+  return BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+}
+
+/**
+ * The request's usage record as its key reads it (`GET /v1/usage`, checked against the published
+ * schema): its priced lines are the provider's, and the invoice recomputed from them (each line's
+ * count x rate, summed, rounded up once) is the cost billed.
+ */
+async function expectBreakdown(
+  requestId: string,
+  cost: bigint,
+  want: { model: string; lines: Array<[string, number, number]>; serviceTier?: string; above?: number; beyondHold?: bigint },
+) {
+  const res = await fetch(`${sdk.gw.url}/v1/usage?limit=100`, { headers: { authorization: `Bearer ${sdk.gw.key}` } });
+  const body = (await res.json()) as { data: Array<Record<string, any>> };
+  expect(res.status).toBe(200);
+  expect(await responseProblems('listUsage', 200, body)).toEqual([]);
+  const record = body.data.find((r) => r.request_id === requestId)!;
+  expect(record).toMatchObject({ cost: Number(cost), beyond_hold: Number(want.beyondHold ?? 0n) });
+  expect(record.pricing).toEqual([
+    {
+      model: want.model,
+      deployment: `${want.model}/0`,
+      price_source: 'config',
+      service_tier: want.serviceTier ?? null,
+      long_context_above: want.above ?? null,
+      lines: want.lines.map(([kind, count, rate]) => ({ kind, count, rate })),
+      cost: Number(cost),
+    },
+  ]);
+  const exact = (record.pricing as Array<{ lines: Array<{ count: number; rate: number }> }>)
+    .flatMap((a) => a.lines)
+    .reduce((sum, l) => sum + BigInt(l.count) * femtodollars(l.rate), 0n);
+  expect((exact + 999_999n) / 1_000_000n).toBe(cost);
+}
+
+/** The amount the gateway held for a request. */
+async function holdAmount(requestId: string): Promise<bigint> {
+  const { rows } = await sql<{ amount: bigint }>`SELECT amount FROM holds WHERE id = ${requestId}`.execute(sdk.gw.ledger.db);
+  return BigInt(rows[0].amount);
+}
+
 /** The journal's priced cost of a request (its capture lines' `cost`), once settled. */
 async function journalCost(requestId: string): Promise<bigint> {
   for (let i = 0; i < 100; i++) {
@@ -98,12 +162,16 @@ async function chatCost(model: string, script: string, stream: boolean): Promise
 }
 
 describe('billed as the provider bills it, streamed and collected', () => {
+  // Loading and compiling the published document takes seconds: once, before the tests' clocks run.
+  beforeAll(() => responseProblems('listUsage', 200, { data: [], has_more: false, first_id: null, last_id: null }));
+
   for (const stream of [true, false]) {
     const how = stream ? 'streamed' : 'collected';
 
-    it(`Anthropic: 5-minute and 1-hour cache writes at their own rates, cache reads, web searches per use (${how}, messages SDK)`, async () => {
+    for (const [model, who] of [['claude', 'Anthropic'], ['vx-claude', 'Claude on Vertex']] as const) {
+    it(`${who}: 5-minute and 1-hour cache writes at their own rates, cache reads, web searches per use (${how}, messages SDK)`, async () => {
       sdk.fake.script(stream ? 'script:anthropic-messages/stream-cache-lifetimes' : 'script:anthropic-messages/response-cache-lifetimes');
-      const params = { model: 'claude', max_tokens: 10_000, messages: [{ role: 'user' as const, content: 'Hello' }] };
+      const params = { model, max_tokens: 10_000, messages: [{ role: 'user' as const, content: 'Hello' }] };
       let usage: Record<string, unknown>;
       let response: globalThis.Response;
       if (stream) {
@@ -125,12 +193,15 @@ describe('billed as the provider bills it, streamed and collected', () => {
         cost: usd(EXPECTED.claude),
       });
       expect(await journalCost(response.headers.get('x-request-id')!)).toBe(EXPECTED.claude);
+      await expectBreakdown(response.headers.get('x-request-id')!, EXPECTED.claude, { model, lines: LINES.claude });
     });
+    }
 
     it(`Claude on Bedrock Converse: cacheDetails split by lifetime at Anthropic's multipliers (${how})`, async () => {
       const r = await chatCost('bd-claude', 'script:bedrock/converse-stream-cache-lifetimes', stream);
       expect(r.cost).toBe(usd(EXPECTED.bd));
       expect(await journalCost(r.requestId)).toBe(EXPECTED.bd);
+      await expectBreakdown(r.requestId, EXPECTED.bd, { model: 'bd-claude', lines: LINES.bd });
     });
 
     it(`OpenAI: cached tokens, billed at the flex tier the answer names (${how})`, async () => {
@@ -138,12 +209,18 @@ describe('billed as the provider bills it, streamed and collected', () => {
       expect(r.cost).toBe(usd(EXPECTED.gpt));
       expect(r.header).toBe(stream ? null : '0.01175');
       expect(await journalCost(r.requestId)).toBe(EXPECTED.gpt);
+      await expectBreakdown(r.requestId, EXPECTED.gpt, { model: 'gpt', lines: LINES.gpt, serviceTier: 'flex' });
     });
 
     it(`Gemini: a prompt above 200k tokens bills the whole request, thinking included, at the long-context tier (${how})`, async () => {
       const r = await chatCost('pro', 'script:google-gemini/stream-long-context', stream);
       expect(r.cost).toBe(usd(EXPECTED.pro));
       expect(await journalCost(r.requestId)).toBe(EXPECTED.pro);
+      // The script reports a 250,000-token prompt for a five-word one: far above what the gateway
+      // could foresee and hold, so most of the charge is beyond the hold, billed all the same.
+      const hold = await holdAmount(r.requestId);
+      expect(hold).toBeLessThan(EXPECTED.pro);
+      await expectBreakdown(r.requestId, EXPECTED.pro, { model: 'pro', lines: LINES.pro, above: 200_000, beyondHold: EXPECTED.pro - hold });
     });
 
     it(`Responses: a hosted web search per call, at the priority tier that served (${how}, Responses SDK)`, async () => {
@@ -163,6 +240,58 @@ describe('billed as the provider bills it, streamed and collected', () => {
       }
       expect(cost).toBe(usd(EXPECTED.resp));
       expect(await journalCost(requestId)).toBe(EXPECTED.resp);
+      await expectBreakdown(requestId, EXPECTED.resp, { model: 'resp', lines: LINES.resp, serviceTier: 'priority' });
+    });
+  }
+});
+
+describe('usage above the hold is billed in full, as a recorded debt', () => {
+  for (const stream of [true, false]) {
+    const how = stream ? 'streamed' : 'collected';
+
+    it(`an upstream reporting far more than the hold covers: the account pays it all and goes below zero, then gets 402s until topped up (${how})`, async () => {
+      // Funded for the hold (what the gateway foresees of a five-word prompt), not for what the upstream will report.
+      const funded = 200_000_000n;
+      const { accountId, key } = await sdk.gw.newAccount(funded, `debt-${how}`);
+      const client = new OpenAI({ baseURL: `${sdk.gw.url}/v1`, apiKey: key, maxRetries: 0 });
+      sdk.fake.script('script:google-gemini/stream-long-context');
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Hello' }];
+      let cost: number | undefined;
+      let requestId: string;
+      if (stream) {
+        const { data, response } = await client.chat.completions.create({ model: 'pro', messages, stream: true, stream_options: { include_usage: true } }).withResponse();
+        for await (const chunk of data) if (chunk.usage) cost = (chunk.usage as { cost?: number }).cost;
+        requestId = response.headers.get('x-request-id')!;
+      } else {
+        const { data, response } = await client.chat.completions.create({ model: 'pro', messages }).withResponse();
+        cost = (data.usage as { cost?: number }).cost;
+        requestId = response.headers.get('x-request-id')!;
+      }
+      expect(cost).toBe(usd(EXPECTED.pro));
+      const charged = await (async () => {
+        for (let i = 0; i < 100; i++) {
+          const lines = (await sdk.gw.ledger.ledgerEntries(accountId)).filter((e) => e.requestId === requestId);
+          if (lines.length) return lines;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        throw new Error(`request ${requestId} was not settled`);
+      })();
+      const hold = await holdAmount(requestId);
+      expect(hold).toBeLessThan(funded);
+      // One capture line of the whole cost, past the hold and below zero, saying so.
+      expect(charged).toEqual([
+        expect.objectContaining({ kind: 'capture', amount: -EXPECTED.pro, cost: EXPECTED.pro, balanceAfter: funded - EXPECTED.pro, reason: 'charged beyond its hold' }),
+      ]);
+      expect(await sdk.gw.ledger.getAccount(accountId)).toMatchObject({ balance: funded - EXPECTED.pro, held: 0n });
+      const usage = (await (await fetch(`${sdk.gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<Record<string, unknown>> };
+      expect(usage.data[0]).toMatchObject({ request_id: requestId, cost: Number(EXPECTED.pro), beyond_hold: Number(EXPECTED.pro - hold) });
+      expect(await sdk.gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+
+      // Below zero: the next request is refused before it runs, in the caller's protocol shape.
+      sdk.fake.script('script:google-gemini/stream-text');
+      const refused = await client.chat.completions.create({ model: 'pro', messages }).then(() => undefined, (e: unknown) => e);
+      expect(refused).toBeInstanceOf(OpenAI.APIError);
+      expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
     });
   }
 });
