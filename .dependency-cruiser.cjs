@@ -18,9 +18,9 @@ module.exports = {
     forbid('handlers-no-koa', layer('handlers'), 'node_modules/(koa|@koa)/', 'domain code never touches Koa'),
     forbid(
       'provider-folders-stay-inside',
-      '^src/(?!providers/|config/)',
+      '^src/(?!providers/)',
       '^src/providers/(?!(transport|shared)/)[^/]+/',
-      'only providers/ and config/ name a provider: the rest reads the registry (providers/registry.ts) and capabilities (providers/types.ts)',
+      'only providers/ names a provider: the rest reads the registry (providers/registry.ts), a target\'s capabilities (providers/capabilities.ts) and what each kind declares (providers/types.ts); see also tools/check-provider-fields.mjs',
     ),
     forbid(
       'ledger-dialect-chosen-at-connection',

@@ -51,6 +51,7 @@ lint: install typecheck lint-openapi
 	npx depcruise --config .dependency-cruiser.cjs src
 	node tools/check-ledger-dialect.mjs src
 	node tools/check-test-layout.mjs
+	node tools/check-provider-fields.mjs src
 
 ## Redocly's recommended rules (redocly.yaml) and Spectral's oas rules (.spectral.yaml): errors fail,
 ## the warnings left are listed in spec/DECISIONS.md.

@@ -71,8 +71,16 @@ const price = {
 function providerOptionRules(registry: ProviderRegistry) {
   return Object.values(registry).map((p) => ({
     if: { properties: { type: { const: p.type } }, required: ['type'] },
-    then: p.options ? { properties: { options: p.options.schema } } : { not: { required: ['options'] } },
+    then: p.options?.schema ? { properties: { options: p.options.schema } } : { not: { required: ['options'] } },
   }));
+}
+
+/**
+ * The fields the registered kinds declare on provider entries, model entries or a model's `fast:`
+ * (`Provider.options`): every kind's, so a model served by several kinds may carry each one's.
+ */
+export function declaredFields(registry: ProviderRegistry, which: 'fields' | 'modelFields' | 'fastFields'): Record<string, Record<string, unknown>> {
+  return Object.assign({}, ...Object.values(registry).map((p) => p.options?.[which] ?? {}));
 }
 
 const deployment = {
@@ -142,7 +150,7 @@ export const configSchema = (registry: ProviderRegistry) => ({
             },
           },
           max_retries: { type: 'integer', minimum: 0, maximum: 10 },
-          max_tokens_field: { enum: ['max_tokens', 'max_completion_tokens'] },
+          ...declaredFields(registry, 'fields'),
         },
       },
     },
@@ -176,8 +184,7 @@ export const configSchema = (registry: ProviderRegistry) => ({
             additionalProperties: false,
             properties: {
               model: { type: 'string' },
-              service_tier: { type: 'string' },
-              speed: { type: 'string' },
+              ...declaredFields(registry, 'fastFields'),
               price,
             },
           },
@@ -186,8 +193,7 @@ export const configSchema = (registry: ProviderRegistry) => ({
           aliases: { type: 'array', items: { type: 'string' } },
           patterns: { type: 'array', items: { type: 'string', minLength: 1 } },
           created: { type: 'integer', minimum: 0 },
-          tokens_per_second: { type: 'number', minimum: 0 },
-          pace_whole_answers: { type: 'boolean' },
+          ...declaredFields(registry, 'modelFields'),
           hidden: { type: 'boolean' },
         },
       },

@@ -82,7 +82,7 @@ describe('buildCatalog: the minimal form', () => {
     const claude = c.models.get('claude')!;
     // Claude's 1-hour cache write, not configured, is Anthropic's documented 2x input.
     expect(claude.price).toEqual({ input: 3n * M, output: 15n * M, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6n * M });
-    expect(claude.fast).toMatchObject({ speed: 'fast', price: { input: 6n * M, output: 30n * M } });
+    expect(claude.fast).toMatchObject({ options: { speed: 'fast' }, price: { input: 6n * M, output: 30n * M } });
     expect(claude.capabilities).toEqual({ tools: true, reasoning: true, images: true });
     expect(c.aliases.get('sonnet')).toBe('claude');
     expect(claude.fallbacks).toEqual(['gpt']);

@@ -4,10 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { providers as builtInProviders } from '../providers/registry.js';
 import type { Provider, ProviderConfig, ProviderRegistry } from '../providers/types.js';
 import { globRegex, type Catalog, type Deployment, type ModelEntry, type ModelPattern, type Price } from '../routing/catalog.js';
-import { configSchema } from './config-schema.js';
+import { configSchema, declaredFields } from './config-schema.js';
 import { ConfigError } from './config-error.js';
 import { buildIdentityConfig, type IdentityConfig } from './identity.js';
-import { defaultLocalCatalog } from './local-models.js';
 import { buildPrice, freePrice, parseConfigPrice } from './build-price.js';
 import { documentedRules } from './price-rules.js';
 import { priceTableVersion, tablePrice } from './price-table.js';
@@ -81,7 +80,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv, source = 'con
   for (const [i, m] of (doc.models as Raw[]).entries()) {
     const where = `${source}: models[${i}] (id "${m.id}")`;
     if (models.has(m.id)) throw new ConfigError(`${where}: duplicate model id`);
-    models.set(m.id, buildModel(m, providers, where, doc.routing));
+    models.set(m.id, buildModel(m, providers, where, doc.routing, registry));
   }
   refuseUnpriced([...models.values()], source);
   const aliases = new Map<string, string>();
@@ -134,9 +133,13 @@ function buildProvider(id: string, p: Raw, registry: ProviderRegistry, env: Node
       responseMs: p.timeouts?.response_ms ?? DEFAULT_TIMEOUTS.responseMs,
     },
     maxRetries: p.max_retries ?? 2,
-    ...(p.max_tokens_field ? { maxTokensField: p.max_tokens_field } : {}),
-    options: buildOptions(registry[p.type], p.options ?? {}, env, where),
+    options: buildOptions(registry[p.type], { ...pick(p, registry[p.type].options?.fields), ...(p.options ?? {}) }, env, where),
   };
+}
+
+/** The fields of `raw` that `declared` names (a kind's fields written outside `options:`), or none. */
+function pick(raw: Raw, declared: Record<string, unknown> | undefined): Raw {
+  return Object.fromEntries(Object.keys(declared ?? {}).filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
 }
 
 function buildOptions(provider: Provider, raw: Raw, env: NodeJS.ProcessEnv, where: string): Record<string, unknown> {
@@ -166,11 +169,11 @@ interface KnownPrice {
 
 /**
  * A deployment's price: its own configured one, else its model's configured one; `free: true`
- * says that none is wanted; else the built-in local model's (a `local` provider), else the price
- * table's for its upstream model at its provider's URL. Undefined: nothing is known (refused by
+ * says that none is wanted; else the built-in model's its provider kind serves under that upstream
+ * model (the local models: `Provider.builtIn`), else the price table's for its upstream model at its provider's URL. Undefined: nothing is known (refused by
  * refuseUnpriced).
  */
-function knownPrice(m: Raw, d: RawDeployment, where: string): KnownPrice | undefined {
+function knownPrice(m: Raw, d: RawDeployment, where: string, registry: ProviderRegistry): KnownPrice | undefined {
   // A price that cannot be read is reported first, whatever else is wrong with the model.
   const own = d.price ? configuredPrice(d.price, d, d.where) : undefined;
   const model = m.price ? configuredPrice(m.price, d, where) : undefined;
@@ -179,9 +182,10 @@ function knownPrice(m: Raw, d: RawDeployment, where: string): KnownPrice | undef
   if (own) return { price: own, source: 'config (deployment)' };
   if (model) return { price: model, source: 'config' };
   if (m.free) return { price: freePrice(), source: 'free' };
-  if (d.provider.type === 'local') {
-    const local = defaultLocalCatalog().find((l) => l.upstreamModel === d.upstream_model);
-    return local && { price: local.price, source: 'built-in local model' };
+  const builtIn = registry[d.provider.type]?.builtIn;
+  if (builtIn) {
+    const own = builtIn.models.find((b) => b.upstreamModel === d.upstream_model);
+    return own && { price: own.price, source: 'built-in local model' };
   }
   const t = tablePrice(d.provider.baseUrl, d.upstream_model, d.provider.type);
   return t && { price: t.price, source: `price table ${priceTableVersion()} (${t.source})`, ...(t.contextWindow ? { contextWindow: t.contextWindow } : {}) };
@@ -249,9 +253,9 @@ function rawDeployments(m: Raw, providers: Map<string, ProviderConfig>, where: s
   });
 }
 
-function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: string, defaults: Raw | undefined): ModelEntry {
+function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: string, defaults: Raw | undefined, registry: ProviderRegistry): ModelEntry {
   const raws = rawDeployments(m, providers, where);
-  const known = raws.map((d) => knownPrice(m, d, where));
+  const known = raws.map((d) => knownPrice(m, d, where, registry));
   // No invented maximum: an agent's default (Claude Code asks for 32000) must reach the upstream.
   const maxOutputTokens: number | undefined = m.max_output_tokens;
   const contextWindow = m.context_window ?? known[0]?.contextWindow ?? 200_000;
@@ -269,17 +273,19 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
       ...(max !== undefined ? { maxOutputTokens: max } : {}),
     };
   });
+  const fastFields = declaredFields(registry, 'fastFields');
+  const fastSettings = m.fast ? pick(m.fast, fastFields) : {};
   const fast = m.fast
     ? {
         model: m.fast.model,
-        serviceTier: m.fast.service_tier,
-        speed: m.fast.speed,
+        ...(Object.keys(fastSettings).length > 0 ? { options: fastSettings } : {}),
         price: m.fast.price ? configuredPrice(m.fast.price, raws[0], `${where} fast`) : undefined,
       }
     : undefined;
-  if (fast && !fast.model && !fast.serviceTier && !fast.speed) {
-    throw new ConfigError(`${where}: fast needs one of model, service_tier or speed`);
+  if (fast && !fast.model && !fast.options) {
+    throw new ConfigError(`${where}: fast needs one of ${['model', ...Object.keys(fastFields)].join(', ').replace(/, ([^,]*)$/, ' or $1')}`);
   }
+  const modelOptions = pick(m, declaredFields(registry, 'modelFields'));
   return {
     id: m.id,
     displayName: m.display_name ?? m.id,
@@ -299,8 +305,7 @@ function buildModel(m: Raw, providers: Map<string, ProviderConfig>, where: strin
     aliases: m.aliases ?? [],
     ...(m.patterns ? { patterns: m.patterns } : {}),
     created: m.created ?? 0,
-    tokensPerSecond: m.tokens_per_second,
-    ...(m.pace_whole_answers ? { paceWholeAnswers: true } : {}),
+    ...(Object.keys(modelOptions).length > 0 ? { modelOptions } : {}),
     hidden: m.hidden ?? false,
   };
 }

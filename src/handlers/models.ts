@@ -94,7 +94,7 @@ function extras(m: Listed) {
     context_window: m.contextWindow,
     max_output_tokens: m.maxOutputTokens,
     capabilities: m.capabilities,
-    fast_variant: m.fast ? (m.fast.model ?? `${m.id} (${m.fast.serviceTier ? `service_tier ${m.fast.serviceTier}` : `speed ${m.fast.speed}`})`) : null,
+    fast_variant: m.fast ? (m.fast.model ?? `${m.id} (${Object.entries(m.fast.options ?? {}).map(([k, v]) => `${k} ${String(v)}`).join(', ')})`) : null,
     provider: m.deployments[0].provider.type,
   };
 }

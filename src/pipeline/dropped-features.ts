@@ -11,13 +11,19 @@ const MESSAGES = MESSAGES_EXT;
  * `x-switchyard-warnings` header, read from the upstream's capabilities. Hosted tools (web_search,
  * namespace, mcp, ...) and hosted tool call items only reach an upstream that speaks Responses
  * and runs its server tools; elsewhere they are dropped, never a 400. Anthropic server tools (web
- * search, code execution, ...) likewise only reach a Messages-speaking upstream that runs them, and
- * JSON mode without a schema only an upstream that has it.
+ * search, code execution, ...) likewise only reach a Messages-speaking upstream that runs them;
+ * JSON mode, a JSON schema and a `none` tool choice only an upstream that has them.
  */
 export function droppedFeatures(req: Request, can: ProviderCapabilities): string[] {
   const out: string[] = [];
   if (req.responseFormat?.type === 'json_object' && !can.jsonMode) {
     out.push('JSON mode dropped (the upstream has structured output only with a schema: use json_schema)');
+  }
+  if (req.responseFormat?.type === 'json_schema' && can.jsonSchema === false) {
+    out.push(`JSON schema response format dropped (the upstream has no structured output): ${req.responseFormat.name}`);
+  }
+  if (req.toolChoice?.type === 'none' && req.tools.length > 0 && can.toolChoiceNone === false && holdsToolCalls(req)) {
+    out.push('tool_choice none not enforced (the upstream has no none choice; the tools in the history must be declared, so the model may call one)');
   }
   const speaksMessages = can.nativeProtocol === MESSAGES;
   const serverTools = req.ext[MESSAGES]?.serverTools;
@@ -70,6 +76,11 @@ function anthropicOnly(req: Request): string[] {
   const betas = req.passHeaders['anthropic-beta'];
   if (betas) out.push(`anthropic-beta dropped (the upstream is not Anthropic): ${betas}`);
   return out;
+}
+
+/** The history holds a tool call or a tool result (an upstream then wants the tools declared). */
+function holdsToolCalls(req: Request): boolean {
+  return req.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.content.some((p) => p.type === 'tool-call')));
 }
 
 function isNonEmpty(v: unknown): v is unknown[] {

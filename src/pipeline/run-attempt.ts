@@ -1,4 +1,5 @@
 import { GatewayError, toGatewayError, type StreamEvent } from '../ir/index.js';
+import { capabilitiesOf } from '../providers/capabilities.js';
 import type { AttemptOutcome, Candidate } from '../routing/index.js';
 import type { OutputMeter } from './meter-output.js';
 import type { ProviderCall, ProviderCapabilities, Target } from '../providers/types.js';
@@ -63,7 +64,7 @@ export async function* runAttempt(
         meter.usage = raw.usage;
         continue;
       }
-      const ev = withAttemptId(raw, attemptIndex, cand.target, provider.capabilities.signatures);
+      const ev = withAttemptId(raw, attemptIndex, cand.target, capabilitiesOf(deps.providers, cand.target).signatures);
       if ((ev.type === 'text-start' || ev.type === 'reasoning-start') && !(ev.type === 'reasoning-start' && ev.redacted !== undefined)) {
         meter.track(ev);
         pending.set(ev.id, ev);

@@ -26,7 +26,7 @@ function scriptedProvider() {
   const provider: Provider = {
     type: 'openai',
     defaultBaseUrl: 'https://scripted.invalid',
-    capabilities: { thinking: { minBudget: 0, forcedToolBlocksThinking: false }, jsonMode: true, serverTools: false, signatures: { family: 'scripted', opaque: false } },
+    capabilities: () => ({ thinking: { minBudget: 0, forcedToolBlocksThinking: false }, jsonMode: true, serverTools: false, signatures: { family: 'scripted', opaque: false } }),
     async *stream(call) {
       calls.push(call);
       const script = call.target.upstreamModel as Script;

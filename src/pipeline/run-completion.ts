@@ -25,7 +25,8 @@ import {
   type AttemptOutcome,
   type Candidate,
 } from '../routing/index.js';
-import type { ProviderCall, ProviderCapabilities } from '../providers/types.js';
+import { capabilitiesOf } from '../providers/capabilities.js';
+import type { ProviderCall } from '../providers/types.js';
 import { withinDeadline } from '../util/deadline.js';
 import * as metrics from '../util/metrics.js';
 import { countRequestTokensAsync } from '../util/tokenizer.js';
@@ -67,7 +68,7 @@ export async function startRun(deps: PipelineDeps, ctx: CallContext, req: Reques
   summary.rateLimit = admitted;
   const amount = requestHold(
     inputTokens,
-    candidates.map((c) => ({ ...holdCandidate(c, req), inputMargin: capabilitiesOf(deps, c).tokenizerMargin })),
+    candidates.map((c) => ({ ...holdCandidate(c, req), inputMargin: capabilitiesOf(deps.providers, c.target).tokenizerMargin })),
     req.billing,
   );
   const hops: Hops = { tried: new Set(), session: affinityKey(req) };
@@ -487,7 +488,7 @@ const WHOLE_ANSWER_MAX_TOKENS = 21_333;
  * upstream when the client streams or the answer may be long.
  */
 function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: Candidate, summary: RunSummary, stop: AbortController): ProviderCall {
-  const can = capabilitiesOf(deps, cand);
+  const can = capabilitiesOf(deps.providers, cand.target);
   const resolved = resolveReasoning(req.reasoning, {
     maxTokens: cand.maxTokens,
     modelReasons: cand.model.capabilities.reasoning,
@@ -505,21 +506,6 @@ function providerCall(deps: PipelineDeps, ctx: CallContext, req: Request, cand: 
     clientStreams: req.stream,
   };
 }
-
-/**
- * What the candidate's upstream can do. The config only names registered kinds; an unregistered
- * one can do nothing (its attempt then fails in runAttempt, which reports it).
- */
-function capabilitiesOf(deps: PipelineDeps, cand: Candidate): ProviderCapabilities {
-  return deps.providers[cand.target.provider.type]?.capabilities ?? UNKNOWN_PROVIDER;
-}
-
-const UNKNOWN_PROVIDER: ProviderCapabilities = {
-  thinking: { minBudget: 0, forcedToolBlocksThinking: false },
-  jsonMode: false,
-  serverTools: false,
-  signatures: { family: '', opaque: true },
-};
 
 /** Warnings are logged and reported once each (x-switchyard-warnings). */
 function noteWarnings(deps: PipelineDeps, ctx: CallContext, summary: RunSummary, warnings: string[]): void {

@@ -6,11 +6,11 @@ import { encodeRequest as encodeOpenai } from './openai/encode-request.js';
 import type { Message } from '../ir/index.js';
 import { REFERENCE_PRESENT, TRANSCRIPTS, baseRequest, providerConfig } from '../../test/providers/helpers.js';
 
-const target = (type: 'openai' | 'anthropic', fastOptions?: { serviceTier?: string; speed?: string }) => ({
+const target = (type: 'openai' | 'anthropic', modelOptions?: { service_tier?: string; speed?: string }) => ({
   provider: providerConfig(type, 'http://x'),
   modelId: 'm',
   upstreamModel: 'up-model',
-  fastOptions,
+  modelOptions,
 });
 
 const conversation: Message[] = [
@@ -51,7 +51,7 @@ describe('openai encode-request', () => {
         topP: 0.9,
         reasoning: { enabled: true, effort: 'high' },
       }),
-      target('openai', { serviceTier: 'priority' }),
+      target('openai', { service_tier: 'priority' }),
     );
     expect(body).toMatchSnapshot();
     const msgs = body.messages as Array<Record<string, unknown>>;
@@ -171,7 +171,7 @@ describe.skipIf(!REFERENCE_PRESENT)('encoded bodies match the recorded request b
 describe('openai encode-request: the ceiling field', () => {
   it('uses max_tokens by default and max_completion_tokens when the provider says so', () => {
     const target = (maxTokensField?: 'max_tokens' | 'max_completion_tokens') => ({
-      provider: { id: 'p', type: 'openai' as const, baseUrl: 'http://x/v1', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, responseMs: 1 }, maxRetries: 0, maxTokensField },
+      provider: { id: 'p', type: 'openai' as const, baseUrl: 'http://x/v1', headers: {}, timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, responseMs: 1 }, maxRetries: 0, options: maxTokensField ? { max_tokens_field: maxTokensField } : {} },
       modelId: 'm',
       upstreamModel: 'gpt',
     });

@@ -37,3 +37,4 @@ function registryOf(list: readonly Provider[]): ProviderRegistry {
   }
   return Object.freeze(out);
 }
+

@@ -24,14 +24,9 @@ export interface ProviderConfig {
   /** Retries on 429 / 5xx / connection errors while nothing has reached the client. */
   maxRetries: number;
   /**
-   * OpenAI-compatible upstreams: the field that carries the output ceiling. `max_tokens` (default)
-   * is what DeepSeek, vLLM and Ollama know; OpenAI's reasoning models (o-series, gpt-5) accept
-   * only `max_completion_tokens`.
-   */
-  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /**
-   * The provider kind's own settings (`options:` in the config: a Bedrock region, a Vertex project),
-   * validated against its `Provider.options.schema` when the config is loaded, then built by
+   * The provider kind's own settings (`options:` in the config: a Bedrock region, a Vertex project,
+   * and the entry fields it declares: an OpenAI-compatible upstream's `max_tokens_field`),
+   * validated against its `Provider.options` when the config is loaded, then built by
    * `Provider.options.build`. Absent or empty for kinds that declare none.
    */
   options?: Readonly<Record<string, unknown>>;
@@ -44,12 +39,12 @@ export interface Target {
   modelId: string;
   /** The name the upstream knows the model by. */
   upstreamModel: string;
-  /** Provider options for a fast variant served by the same upstream model. */
-  fastOptions?: { serviceTier?: string; speed?: string };
-  /** Local models only: output tokens per second of a client's stream. */
-  tokensPerSecond?: number;
-  /** Local models only: a non-streamed answer is paced too. */
-  paceWholeAnswers?: boolean;
+  /**
+   * The model's settings for its provider kind, as the config wrote them: the model entry's fields
+   * the kind declares (`Provider.options.modelFields`), with the fast variant's (`fastFields`) over
+   * them when the fast variant is served by the same upstream model. Only the provider reads them.
+   */
+  modelOptions?: Readonly<Record<string, unknown>>;
   /**
    * Retries of this call in place of the provider's `maxRetries`: 0 when routing has another
    * deployment to move to (spec/DECISIONS.md, "Deployments and routing").
@@ -96,10 +91,54 @@ export interface Provider {
   genAiName?: string;
   /** The upstream's URL when the config gives no `base_url`. */
   defaultBaseUrl: string;
-  capabilities: ProviderCapabilities;
-  /** Settings of this kind only (`options:` on a provider in the config); none when absent. */
+  /**
+   * What this upstream can do for one target (its provider settings and model: Bedrock's Converse
+   * API carries less than InvokeModel, and other fields for a model that is not Claude). The
+   * pipeline asks once per candidate, through `capabilitiesOf` (providers/capabilities.ts).
+   */
+  capabilities(target: Target): ProviderCapabilities;
+  /** Settings of this kind only (`options:` on a provider in the config, and fields it names); none when absent. */
   options?: ProviderOptionsSpec;
+  /**
+   * Models this kind serves with no config at all (the built-in local models): the catalog used
+   * when no config file is given, and the price of a configured model on this kind that names one
+   * of them as its upstream model and gives none.
+   */
+  builtIn?: BuiltInCatalog;
   stream(call: ProviderCall): AsyncIterable<UpstreamEvent>;
+}
+
+/** A kind's own catalog: its provider entry and its models (config/default-catalog.ts makes them a catalog). */
+export interface BuiltInCatalog {
+  provider: Omit<ProviderConfig, 'type'>;
+  models: BuiltInModel[];
+}
+
+/** Per-token rates in femtodollars, as `routing/catalog.ts` prices them. */
+export interface BuiltInRates {
+  input: bigint;
+  output: bigint;
+  cacheRead: bigint;
+  cacheWrite: bigint;
+  cacheWrite1h: bigint;
+}
+
+/** One built-in model, in the catalog's words (`routing/catalog.ts` ModelEntry) less its deployments and routing. */
+export interface BuiltInModel {
+  id: string;
+  displayName: string;
+  upstreamModel: string;
+  price: BuiltInRates;
+  contextWindow: number;
+  maxOutputTokens: number;
+  capabilities: { tools: boolean; reasoning: boolean; images: boolean };
+  fast?: { model: string };
+  fallbacks: string[];
+  aliases: string[];
+  /** Unix seconds, shown in the models list. */
+  created: number;
+  /** Its settings for this kind, as a config would write them (`Target.modelOptions`). */
+  modelOptions?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -109,7 +148,24 @@ export interface Provider {
  * environment read), throwing an Error whose message names the problem.
  */
 export interface ProviderOptionsSpec {
-  schema: Record<string, unknown>;
+  /** The `options:` object's schema; absent: the kind has no `options:` object (only the fields below). */
+  schema?: Record<string, unknown>;
+  /**
+   * Fields of a provider entry of this kind written beside `options:` (an OpenAI-compatible
+   * upstream's `max_tokens_field`), by name, with their schemas: the config loader moves them into
+   * `options` before `build`. Another kind's entry may carry them too; it ignores them.
+   */
+  fields?: Record<string, Record<string, unknown>>;
+  /**
+   * Fields of a model entry this kind reads (the local models' `tokens_per_second`), by name, with
+   * their schemas: the target of a deployment on this kind carries them in `modelOptions`.
+   */
+  modelFields?: Record<string, Record<string, unknown>>;
+  /**
+   * Fields of a model's `fast:` that make the fast variant a setting of the same upstream model
+   * (OpenAI's `service_tier`, Anthropic's `speed`): carried in `modelOptions` when fast is asked.
+   */
+  fastFields?: Record<string, Record<string, unknown>>;
   build?(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown>;
 }
 
@@ -126,6 +182,14 @@ export interface ProviderCapabilities {
   };
   /** JSON mode without a schema (`json_object`); without it the format is dropped with a warning. */
   jsonMode: boolean;
+  /** Structured output with a schema (`json_schema`); absent: it has it. Without it the format is dropped with a warning. */
+  jsonSchema?: boolean;
+  /**
+   * A `none` tool choice it can enforce while tools are declared; absent: it can. Without it, `none`
+   * is met by declaring no tools, which a history holding tool calls rules out (Bedrock Converse):
+   * then a warning says the model may call one.
+   */
+  toolChoiceNone?: boolean;
   /**
    * The client protocol this upstream speaks natively: that protocol's extension bag (unknown
    * fields, pass-through headers) reaches it unchanged; other protocols' bags are named in a warning.

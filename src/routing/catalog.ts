@@ -57,9 +57,8 @@ export interface Capabilities {
 export interface FastVariant {
   /** Another catalog model serves the fast variant ... */
   model?: string;
-  /** ... or the same upstream model with provider options (OpenAI `service_tier`, Anthropic `speed`). */
-  serviceTier?: string;
-  speed?: string;
+  /** ... or the same upstream model with settings its provider kind reads (its `fastFields`, as configured). */
+  options?: Readonly<Record<string, unknown>>;
   /** Price of the fast variant when it is served by provider options (defaults to the model's). */
   price?: Price;
 }
@@ -125,10 +124,8 @@ export interface ModelEntry {
   patterns?: string[];
   /** Unix seconds, shown in the models list. */
   created: number;
-  /** Local models: output tokens per second of a stream (0 = as fast as possible). */
-  tokensPerSecond?: number;
-  /** Local models: a non-streamed answer is paced too (tests of whole answers in flight); else it is generated at once. */
-  paceWholeAnswers?: boolean;
+  /** Its settings for the provider kinds serving it (their `modelFields`, as configured): each target carries them. */
+  modelOptions?: Readonly<Record<string, unknown>>;
   /** Hidden from the models list (e.g. a fast variant that only serves through its parent). */
   hidden?: boolean;
 }

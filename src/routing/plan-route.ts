@@ -12,6 +12,8 @@ export interface Candidate {
   target: Target;
   price: Price;
   variant: 'standard' | 'fast';
+  /** The fast variant served as settings of the same upstream model (priced at the fast price). */
+  byOptions?: boolean;
   /** The output ceiling for this candidate (the request's, clamped to the model's maximum). */
   maxTokens: number;
 }
@@ -92,37 +94,39 @@ export function modelNotAllowed(modelId: string, param: string): GatewayError {
 function candidateFor(catalog: Catalog, model: ModelEntry, req: Request, allowed: ReadonlySet<string> | undefined): Candidate {
   let served = model;
   let variant: Candidate['variant'] = 'standard';
-  let fastOptions: Target['fastOptions'];
+  let byOptions = false;
   if (req.fast && model.fast && (!model.fast.model || mayUse(allowed, model.fast.model))) {
     variant = 'fast';
     if (model.fast.model) served = catalog.models.get(model.fast.model)!;
-    else fastOptions = { serviceTier: model.fast.serviceTier, speed: model.fast.speed };
+    else byOptions = true;
   }
-  return onDeployment({ model: served, variant, target: { fastOptions } }, served.deployments[0], req);
+  const modelOptions = byOptions ? { ...model.modelOptions, ...model.fast?.options } : served.modelOptions;
+  return onDeployment({ model: served, variant, byOptions, target: modelOptions ? { modelOptions } : {} }, served.deployments[0], req);
 }
 
-/** What a candidate is apart from its deployment: the model served, and how. */
-type ServedModel = Pick<Candidate, 'model' | 'variant'> & { target: Pick<Target, 'fastOptions'> };
+/**
+ * What a candidate is apart from its deployment: the model served, and how (`byOptions`: the fast
+ * variant as settings of the same upstream model, which the target's `modelOptions` carry).
+ */
+type ServedModel = Pick<Candidate, 'model' | 'variant' | 'byOptions'> & { target: Pick<Target, 'modelOptions'> };
 
 /**
  * The candidate served by deployment `d` of its model: the deployment's provider, upstream
  * model, ceiling and price (a fast variant served by provider options keeps its own price).
  */
 export function onDeployment(cand: ServedModel, d: Deployment, req: Request): Candidate {
-  const fastOptions = cand.target.fastOptions;
   return {
     model: cand.model,
     deployment: d,
     variant: cand.variant,
-    price: (fastOptions ? cand.model.fast?.price : undefined) ?? d.price,
+    ...(cand.byOptions ? { byOptions: true } : {}),
+    price: (cand.byOptions ? cand.model.fast?.price : undefined) ?? d.price,
     maxTokens: Math.min(req.maxTokens, d.maxOutputTokens ?? req.maxTokens),
     target: {
       provider: d.provider,
       modelId: cand.model.id,
       upstreamModel: d.upstreamModel,
-      fastOptions,
-      tokensPerSecond: cand.model.tokensPerSecond,
-      ...(cand.model.paceWholeAnswers ? { paceWholeAnswers: true } : {}),
+      ...(cand.target.modelOptions ? { modelOptions: cand.target.modelOptions } : {}),
     },
   };
 }

@@ -44,7 +44,7 @@ describe('Bedrock refusal fallback', () => {
     expect(none.choices[0].finish_reason).toBe('content_filter');
   });
 
-  it("after output: the refused text stays, the fallback follows, and Converse's dropped field arrives as a late warning", async () => {
+  it("after output: the refused text stays, the fallback follows, and the field Converse drops arrives as a late warning", async () => {
     sdk.fake.script('script:bedrock/invoke-stream-late-refusal', 'script:bedrock/converse-stream-text');
     // top_k is a field this SDK's types no longer list: a messages client's own field.
     const params = { model: 'bd-to-nova', max_tokens: 200, top_k: 5, messages: hi, stream: true as const };
@@ -57,7 +57,7 @@ describe('Bedrock refusal fallback', () => {
     expect(wire.blocks[1]).toMatchObject({ from: 'bd-to-nova', to: 'nova' });
     expect(wire.blocks[2].text).toBe('Switchyard speaks Converse too.');
     const delta = wire.events.find((e) => e.type === 'message_delta');
-    expect(delta.switchyard).toEqual({ warnings: ['fields dropped (Bedrock Converse with a model that is not Anthropic): top_k'] });
+    expect(delta.switchyard).toEqual({ warnings: ['fields dropped (the upstream is not Anthropic): top_k'] });
     expect(sdk.fake.requests.map((r) => r.path.split('/').at(-1))).toEqual(['invoke-with-response-stream', 'converse-stream']);
     expect(sdk.fake.requests[0].body).toMatchObject({ top_k: 5 });
   });
@@ -67,7 +67,7 @@ describe('Bedrock refusal fallback', () => {
     const stream = await sdk.openai.chat.completions.create({ model: 'bd-to-nova', stream: true, response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object' } } }, messages: [{ role: 'user', content: 'Hi' }] });
     for await (const _ of stream) void _;
     const wire = await checkChatStream(await rec.last().text());
-    expect(wire.chunks.filter((c) => c.switchyard?.warning).map((c) => c.switchyard.warning)).toEqual(['JSON schema response format dropped (not sent over Bedrock Converse): city']);
+    expect(wire.chunks.filter((c) => c.switchyard?.warning).map((c) => c.switchyard.warning)).toEqual(['JSON schema response format dropped (the upstream has no structured output): city']);
     expect(wire.chunks.find((c) => c.switchyard?.fallback)?.switchyard.fallback).toMatchObject({ from: 'bd-to-nova', to: 'nova' });
   });
 });

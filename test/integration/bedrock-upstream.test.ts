@@ -292,7 +292,7 @@ describe('every client protocol -> Bedrock Converse', () => {
     const params = { model: 'nova', max_tokens: 300, top_k: 5, messages: [{ role: 'user' as const, content: 'Hello' }] };
     const options = { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } };
     const expected =
-      'fields dropped (Bedrock Converse with a model that is not Anthropic): top_k; anthropic-beta dropped (Bedrock Converse with a model that is not Anthropic): context-1m-2025-08-07';
+      'fields dropped (the upstream is not Anthropic): top_k; anthropic-beta dropped (the upstream is not Anthropic): context-1m-2025-08-07';
     sdk.fake.script('script:bedrock/converse-stream-text', 'script:bedrock/converse-stream-text');
     const whole = await sdk.anthropic.messages.create({ ...params, stream: false }, options).withResponse();
     expect(whole.data.content).toMatchObject([{ type: 'text', text: 'Switchyard speaks Converse too.' }]);
@@ -329,7 +329,7 @@ describe('every client protocol -> Bedrock Converse', () => {
       })
       .withResponse();
     expect(response.headers.get('x-switchyard-warnings')).toBe(
-      'JSON schema response format dropped (not sent over Bedrock Converse): city; tool_choice none not enforced (Bedrock Converse has no none choice; the tools in the history must be declared, so the model may call one)',
+      'JSON schema response format dropped (the upstream has no structured output): city; tool_choice none not enforced (the upstream has no none choice; the tools in the history must be declared, so the model may call one)',
     );
     expect(sent(0).toolConfig).toEqual({ tools: [expect.objectContaining({ toolSpec: expect.objectContaining({ name: 'get_weather' }) })] });
   });

@@ -20,8 +20,10 @@ import { holdFor, ssePayloads, waitFor } from '../ledger/http-billing.js';
  */
 function billingCatalog() {
   const catalog = localCatalog(0);
-  catalog.models.get('local-opus')!.tokensPerSecond = 5;
-  catalog.models.get('local-sonnet')!.tokensPerSecond = 5;
+  for (const id of ['local-opus', 'local-sonnet']) {
+    const m = catalog.models.get(id)!;
+    m.modelOptions = { ...m.modelOptions, tokens_per_second: 5 };
+  }
   // Unlike local-late-refusal's price, so each fallback attempt shows its own model's price.
   setModelPrice(catalog, 'local-haiku', { input: 3n * M, output: 15n * M, cacheRead: 300_000_000n, cacheWrite: 3_750_000_000n, cacheWrite1h: 6n * M });
   return catalog;

@@ -19,12 +19,12 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 const echoProvider: Provider = {
   type: 'echo',
   defaultBaseUrl: 'https://echo.invalid',
-  capabilities: {
+  capabilities: () => ({
     thinking: { minBudget: 2000, forcedToolBlocksThinking: true },
     jsonMode: false,
     serverTools: false,
     signatures: { family: 'echo', opaque: true },
-  },
+  }),
   async *stream(call: ProviderCall): AsyncGenerator<UpstreamEvent> {
     const last = call.request.messages.at(-1);
     const said = last?.role === 'user' ? last.content.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';

@@ -6,6 +6,7 @@ import type { OpenAPIBackend } from 'openapi-backend';
 import { loadApi } from '../../spec/load-api.js';
 import { requestHold } from '../../src/ledger/index.js';
 import { providers } from '../../src/providers/registry.js';
+import { capabilitiesOf } from '../../src/providers/capabilities.js';
 import type { ProtocolAdapter } from '../../src/protocols/types.js';
 import { planRoute } from '../../src/routing/index.js';
 import type { Catalog } from '../../src/routing/catalog.js';
@@ -17,7 +18,7 @@ export function holdFor(catalog: Catalog, protocol: ProtocolAdapter<any>, body: 
   const req = protocol.decodeRequest(body, headers);
   const inputTokens = countRequestTokens(req);
   // As the pipeline holds: each candidate's prompt with its provider's tokenizer margin, and what the request asks for beyond tokens.
-  const candidates = planRoute(catalog, req).map((c) => ({ ...c, inputMargin: providers[c.target.provider.type]?.capabilities.tokenizerMargin }));
+  const candidates = planRoute(catalog, req).map((c) => ({ ...c, inputMargin: capabilitiesOf(providers, c.target).tokenizerMargin }));
   return { hold: requestHold(inputTokens, candidates, req.billing), inputTokens };
 }
 

@@ -41,8 +41,7 @@ export interface TestGatewayOptions extends Omit<GatewayOptions, 'ledger' | 'por
 export function localCatalog(rate: number) {
   const catalog = defaultCatalog();
   for (const m of catalog.models.values()) {
-    m.tokensPerSecond = rate;
-    m.paceWholeAnswers = rate > 0;
+    m.modelOptions = { ...m.modelOptions, tokens_per_second: rate, pace_whole_answers: rate > 0 };
   }
   return catalog;
 }

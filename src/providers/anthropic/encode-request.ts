@@ -3,6 +3,7 @@ import { allowedTools, MESSAGES_EXT, THINKING_FAMILY, type AssistantPart, type I
 import type { Target } from '../types.js';
 import { DEFAULT_ANTHROPIC_VERSION, FAST_MODE_BETA } from './api.js';
 import { type Json, isObject } from '../shared/read-json.js';
+import { stringOption } from '../shared/model-options.js';
 
 /** The ext bag key of the Anthropic protocol (same-protocol passthrough). */
 const EXT_KEY = MESSAGES_EXT;
@@ -45,8 +46,9 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stopSequences?.length) body.stop_sequences = request.stopSequences;
   const betas = splitList(request.passHeaders['anthropic-beta']);
-  if (target.fastOptions?.speed) {
-    body.speed = target.fastOptions.speed;
+  const speed = stringOption(target, 'speed');
+  if (speed) {
+    body.speed = speed;
     if (!betas.includes(FAST_MODE_BETA)) betas.push(FAST_MODE_BETA);
   }
   // JSON mode without a schema has no Anthropic form; the pipeline warns (droppedFeatures).

@@ -32,33 +32,6 @@ export function encodeConverseRequest(request: Request, model: string): Json {
 }
 
 /**
- * What of the request Converse does not carry, as warnings (the pipeline reports them): a messages
- * client's own fields and betas for a model that is not Anthropic (Claude gets them in
- * `additionalModelRequestFields`), a JSON-schema response format (not sent over Converse), and a
- * `none` tool choice the tools in the history make unenforceable.
- */
-export function converseWarnings(request: Request, model: string): string[] {
-  const out: string[] = [];
-  if (!isAnthropicModel(model)) {
-    const { serverTools: _s, metadata: _m, reasoning_effort: _e, tools: _t, output_config: config, ...fields } = request.ext[MESSAGES_EXT] ?? {};
-    // output_config.format travels in the IR; only its other members are lost.
-    const lost = Object.keys(fields);
-    if (typeof config === 'object' && config !== null && Object.keys(config).some((k) => k !== 'format')) lost.push('output_config');
-    if (lost.length > 0) out.push(`fields dropped (Bedrock Converse with a model that is not Anthropic): ${lost.join(', ')}`);
-    const betas = request.passHeaders['anthropic-beta'];
-    if (betas) out.push(`anthropic-beta dropped (Bedrock Converse with a model that is not Anthropic): ${betas}`);
-  }
-  if (request.responseFormat?.type === 'json_schema') {
-    out.push(`JSON schema response format dropped (not sent over Bedrock Converse): ${request.responseFormat.name}`);
-  }
-  const history = request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.content.some((p) => p.type === 'tool-call')));
-  if (request.toolChoice?.type === 'none' && request.tools.length > 0 && history) {
-    out.push('tool_choice none not enforced (Bedrock Converse has no none choice; the tools in the history must be declared, so the model may call one)');
-  }
-  return out;
-}
-
-/**
  * What Claude takes beyond Converse's schema, in `additionalModelRequestFields`: a messages
  * client's own fields (`top_k`, ...) and its `anthropic-beta` values, as InvokeModel would carry
  * them. Server tools, `metadata` and the fields the IR already carries stay out.

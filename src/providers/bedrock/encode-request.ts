@@ -13,7 +13,7 @@ import { BEDROCK_ANTHROPIC_VERSION } from './api.js';
  */
 export function encodeInvokeRequest(request: Request, target: Target): Json {
   const { serverTools: _server, metadata: _metadata, ...ext } = request.ext[MESSAGES_EXT] ?? {};
-  const { body, headers } = encodeMessages({ ...request, ext: { ...request.ext, [MESSAGES_EXT]: ext } }, { ...target, fastOptions: undefined });
+  const { body, headers } = encodeMessages({ ...request, ext: { ...request.ext, [MESSAGES_EXT]: ext } }, { ...target, modelOptions: undefined });
   const { model: _model, stream: _stream, ...rest } = body;
   const betas = (headers['anthropic-beta'] ?? '').split(',').map((b) => b.trim()).filter(Boolean);
   return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };

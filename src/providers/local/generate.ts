@@ -14,6 +14,7 @@ import type { UpstreamEvent, Usage } from '../../ir/index.js';
 import { countRequestTokensAsync, tokenPieces } from '../../util/tokenizer.js';
 import type { ProviderCall } from '../types.js';
 import { deriveId } from './make-seed.js';
+import { localOptions } from './options.js';
 import { Pacer } from './pace.js';
 import { planOutput, type PlannedBlock } from './plan-output.js';
 import { checkReasoningSignatures, signReasoning } from './sign-reasoning.js';
@@ -49,8 +50,9 @@ async function* produce(call: ProviderCall): AsyncGenerator<UpstreamEvent> {
   const budget: Budget = { limit: Math.max(0, request.maxTokens), used: 0, reasoning: 0, cut: false };
   // A client's stream is paced at the model's rate; a whole answer is generated at once unless the
   // model is set to pace those too.
-  const paced = (call.clientStreams ?? request.stream) || target.paceWholeAnswers === true;
-  const pacer = new Pacer(paced ? target.tokensPerSecond : undefined, signal);
+  const { tokensPerSecond, paceWholeAnswers } = localOptions(target);
+  const paced = (call.clientStreams ?? request.stream) || paceWholeAnswers;
+  const pacer = new Pacer(paced ? tokensPerSecond : undefined, signal);
 
   yield { type: 'start', id: deriveId('msg_local_', call.requestId), model: target.upstreamModel, usage: usage() };
   for (const [index, block] of plan.blocks.entries()) {

@@ -2,6 +2,7 @@ import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolCh
 import type { Target } from '../types.js';
 import { namespacedToolName, RESPONSES_EXT, RESPONSES_FAMILY, toolGroupOf } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
+import { stringOption } from '../shared/model-options.js';
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +48,8 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.reasoning.enabled) body.include = addInclude(body.include, 'reasoning.encrypted_content');
   // A Responses client's `text` (verbosity, ...) came whole through ext; the format is the IR's.
   if (request.responseFormat) body.text = { ...(isObject(body.text) ? body.text : {}), format: { ...request.responseFormat } };
-  if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
+  const tier = stringOption(target, 'service_tier');
+  if (tier) body.service_tier = tier;
   body.store = false;
   body.stream = request.stream;
   return { body, headers: {} };

@@ -13,6 +13,8 @@ import {
 } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { OPENAI_KIND } from './api.js';
+import { maxTokensField } from './options.js';
+import { stringOption } from '../shared/model-options.js';
 import { type Json, isObject } from '../shared/read-json.js';
 
 /** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
@@ -26,7 +28,7 @@ export interface EncodedRequest {
 /**
  * IR Request + Target -> `/chat/completions` body. Streams, with usage, when `request.stream` says
  * so (the pipeline decides, see providerCall). The ceiling goes in the provider's
- * `maxTokensField`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only that),
+ * `max_tokens_field`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only that),
  * `max_completion_tokens` for OpenAI's reasoning models.
  * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
  * owns (model, messages, stream, ...) always win.
@@ -43,7 +45,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   } else if (request.toolChoice?.type === 'none') {
     body.tool_choice = 'none';
   }
-  body[target.provider.maxTokensField ?? 'max_tokens'] = request.maxTokens;
+  body[maxTokensField(target.provider)] = request.maxTokens;
   if (request.stopSequences?.length) body.stop = request.stopSequences;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
@@ -51,7 +53,8 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = ext.reasoning_effort ?? request.reasoning.effort;
   else delete body.reasoning_effort;
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
-  if (target.fastOptions?.serviceTier) body.service_tier = target.fastOptions.serviceTier;
+  const tier = stringOption(target, 'service_tier');
+  if (tier) body.service_tier = tier;
   body.stream = request.stream;
   if (request.stream) {
     const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};

