@@ -8,7 +8,13 @@ import { FAKE_KEY_ENV, fakeCatalogDocument } from './fake-catalog.js';
  * it, upstream model gemini-2.5-flash: `gm`, and `gm-guarded`, which falls back to `up-openai`.
  */
 export function geminiCatalog(fake: FakeUpstream): Catalog {
-  const doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+  return buildCatalog(geminiCatalogDocument(fake), { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'gemini catalog');
+}
+
+type CatalogDocument = { providers: Record<string, unknown>; models: Array<Record<string, unknown>> };
+
+/** The document behind `geminiCatalog`: its provider and models added to `doc` (by default the fake catalog's). */
+export function geminiCatalogDocument(fake: FakeUpstream, doc = fakeCatalogDocument(fake, { maxRetries: 0 }) as CatalogDocument): CatalogDocument {
   doc.providers['up-gemini'] = {
     type: 'gemini',
     base_url: `${fake.url}/v1beta`,
@@ -24,5 +30,5 @@ export function geminiCatalog(fake: FakeUpstream): Catalog {
     capabilities: { tools: true, reasoning: true, images: true },
   };
   doc.models.push({ id: 'gm', ...gemini }, { id: 'gm-guarded', ...gemini, fallbacks: ['up-openai'] });
-  return buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'gemini catalog');
+  return doc;
 }
