@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfigFile } from '../config/load-config.js';
+import { checkIdentityModels, type IdentityConfig } from '../config/identity.js';
+import { loadConfigFile, loadIdentityConfig } from '../config/load-config.js';
 import { startGateway, type Gateway } from './start-gateway.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
 import { dataDirFromEnv, ledgerOptionsFromEnv, type Ledger } from '../ledger/index.js';
@@ -81,7 +82,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGHUP', () => reloadCatalog(gateway, process.env.SWITCHYARD_CONFIG || undefined));
+  process.on('SIGHUP', () => reloadConfig(gateway, process.env.SWITCHYARD_CONFIG || undefined));
   gateway.log.info({ url: gateway.url, models: [...gateway.catalog.models.keys()] }, 'switchyard is listening');
   if (opts.demo) {
     try {
@@ -94,22 +95,34 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
 }
 
 /**
- * SIGHUP: reads the catalog again. A valid one serves new requests from now on (requests in flight
- * keep the one they started with); an invalid one is logged and the running one kept.
+ * SIGHUP: reads the config file again: the catalog and the identity provider's settings (its
+ * `oidc:` section, the SWITCHYARD_OIDC_* variables still winning). A valid file serves new requests
+ * from now on (requests in flight keep what they started with); an invalid one, in either part, is
+ * logged and everything running kept.
  */
-function reloadCatalog(gateway: Gateway, configPath: string | undefined): void {
+function reloadConfig(gateway: Gateway, configPath: string | undefined): void {
   if (!configPath) return gateway.log.warn({}, 'SIGHUP: no SWITCHYARD_CONFIG to reload; the built-in catalog stays');
   try {
     const catalog = loadConfigFile(configPath);
-    const before = [...gateway.catalog.models.keys()];
+    const identity = loadIdentityConfig(configPath);
+    if (identity) checkIdentityModels(identity, catalog);
+    const before = { models: [...gateway.catalog.models.keys()], oidc: identitySummary(gateway.identity) };
     gateway.replaceCatalog(catalog);
+    const oidcChanged = gateway.replaceIdentity(identity);
+    const after = { models: [...catalog.models.keys()], oidc: identitySummary(identity) };
     void gateway.ledger
-      .audit({ actor: { kind: 'system', name: 'SIGHUP' }, action: 'config.reload', targetType: 'config', targetId: configPath, before: { models: before }, after: { models: [...catalog.models.keys()] } })
+      .audit({ actor: { kind: 'system', name: 'SIGHUP' }, action: 'config.reload', targetType: 'config', targetId: configPath, before, after })
       .catch((err) => gateway.log.warn({ err }, 'SIGHUP: the reload could not be written to the audit log'));
-    gateway.log.info({ config: configPath, models: [...catalog.models.keys()] }, 'SIGHUP: catalog reloaded');
+    gateway.log.info({ config: configPath, models: after.models, oidc: identity ? (oidcChanged ? 'reloaded' : 'unchanged') : 'off' }, 'SIGHUP: configuration reloaded');
   } catch (err) {
-    gateway.log.error({ config: configPath, error: (err as Error).message }, 'SIGHUP: the new catalog is invalid; the running one is kept');
+    gateway.log.error({ config: configPath, error: (err as Error).message }, 'SIGHUP: the new configuration is invalid; the running one is kept');
   }
+}
+
+/** What the audit log records of the identity settings: who issues, for whom, and the groups with policies (no secret). */
+function identitySummary(identity: IdentityConfig | undefined) {
+  if (!identity) return null;
+  return { issuer: identity.issuer, audience: identity.audience, groups: Object.keys(identity.groups), admin_groups: identity.adminGroups, console: identity.console?.clientId ?? null };
 }
 
 /** Reuses the demo account (found by its key named "demo") and its key, or creates them. */

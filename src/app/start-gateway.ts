@@ -4,7 +4,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { loadCatalog } from '../config/default-catalog.js';
 import { loadIdentityConfig } from '../config/load-config.js';
 import { checkIdentityModels, type IdentityConfig } from '../config/identity.js';
-import { TokenVerifier } from '../http/identity/verify-token.js';
+import { IdentityInUse } from '../http/identity/identity-in-use.js';
 import { DEFAULT_BODY_ARRIVAL, type BodyArrival } from '../http/body-arrival.js';
 import { createApp, type Readiness } from '../http/app.js';
 import { answerClientError } from '../http/client-error.js';
@@ -95,6 +95,13 @@ export interface Gateway {
   lifecycle: Lifecycle;
   /** New requests use this catalog from now on (SIGHUP); requests in flight keep theirs. */
   replaceCatalog(catalog: Catalog): void;
+  /** The identity provider's settings in use (undefined: API keys only). */
+  identity: IdentityConfig | undefined;
+  /**
+   * New requests and console sign-ins use these identity-provider settings from now on (SIGHUP;
+   * undefined: API keys only); false when they equal the running ones, which are then kept.
+   */
+  replaceIdentity(identity: IdentityConfig | undefined): boolean;
   /**
    * Drains and stops: stops accepting connections, lets requests in flight finish for up to
    * `graceMs` (0 by default: tests stop at once), then ends the rest as an upstream failure
@@ -180,6 +187,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (opts.redisUrl) checks.redis = limiter.available() ? 'ok' : 'disconnected';
     return { ready: !lifecycle.draining && database === 'ok' && checks.redis !== 'disconnected', checks };
   };
+  const identityInUse = new IdentityInUse(identity, () => pipeline.catalog);
   const app = createApp({
     lifecycle,
     readiness,
@@ -200,7 +208,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     log,
     requestLog,
     pipeline,
-    tokens: identity ? new TokenVerifier(identity) : undefined,
+    identity: identityInUse,
     telemetry,
   });
   const server = createServer(app.callback());
@@ -261,6 +269,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       pipeline.catalog = next;
       catalogInUse = next;
       gateway.catalog = next;
+    },
+    identity,
+    replaceIdentity(next) {
+      if (next) checkIdentityModels(next, gateway.catalog);
+      if (!identityInUse.replace(next)) return false;
+      gateway.identity = next;
+      return true;
     },
     close: (graceMs = 0) => (closing ??= drainAndClose(graceMs)),
   };

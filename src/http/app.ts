@@ -22,9 +22,9 @@ import * as metrics from '../util/metrics.js';
 import { DatabaseDeadline, isDatabaseUnavailable, REQUEST_DB_WAIT_MS } from '../ledger/index.js';
 import { withinDeadline } from '../util/deadline.js';
 import { consoleMiddleware, type ConsoleCaller } from './console/serve-console.js';
-import { consoleSso } from './console/sign-in-oidc.js';
 import type { SessionStore } from './console/sessions.js';
-import { looksLikeJwt, type TokenVerifier } from './identity/verify-token.js';
+import type { IdentityInUse } from './identity/identity-in-use.js';
+import { looksLikeJwt } from './identity/verify-token.js';
 import { resolvePrincipal } from './identity/resolve-principal.js';
 
 export interface AppOptions extends RouteDeps {
@@ -52,8 +52,8 @@ export interface AppOptions extends RouteDeps {
   metricsToken?: string;
   /** The web console's sessions (a fresh in-memory store when absent). */
   consoleSessions?: SessionStore;
-  /** Checks identity-provider tokens (SWITCHYARD_OIDC_ISSUER / `oidc:`); only API keys pass when absent. */
-  tokens?: TokenVerifier;
+  /** Checks identity-provider tokens (SWITCHYARD_OIDC_ISSUER / `oidc:`) and signs the console in with them; only API keys pass when absent or unset. */
+  identity?: IdentityInUse;
   /** OpenTelemetry export (absent when no OTEL_* variable asks for it). */
   telemetry?: Telemetry;
 }
@@ -214,8 +214,7 @@ export function createApp(opts: AppOptions): Koa<State> {
     });
   }
   // The console's API calls are handed on to these same routes with the session's credential.
-  const sso = opts.tokens ? consoleSso(opts.tokens.config, () => opts.pipeline.catalog) : undefined;
-  app.use(consoleMiddleware({ ledger: opts.ledger, adminKey: opts.adminKey, sessions: opts.consoleSessions, readBody: (ctx) => readBody(ctx as any), sso }));
+  app.use(consoleMiddleware({ ledger: opts.ledger, adminKey: opts.adminKey, sessions: opts.consoleSessions, readBody: (ctx) => readBody(ctx as any), sso: () => opts.identity?.sso }));
   app.use(router.routes());
   // Answers 405 (and 501) with an `Allow` header and no body; `unrouted` renders the body.
   app.use(router.allowedMethods());
@@ -322,9 +321,10 @@ async function authenticate(mode: RouteSpec['auth'], headers: Record<string, str
     return undefined;
   }
   const key = bearer ?? headers['x-api-key']?.trim();
-  if (!key) throw new GatewayError('authentication', `missing API key: send Authorization: Bearer <key> or x-api-key: <key>${opts.tokens ? ' (an API key or your identity provider\'s token)' : ''}`);
+  const tokens = opts.identity?.tokens;
+  if (!key) throw new GatewayError('authentication', `missing API key: send Authorization: Bearer <key> or x-api-key: <key>${tokens ? ' (an API key or your identity provider\'s token)' : ''}`);
   // A JWT is never an API key: with an identity provider configured it is checked as its token.
-  if (opts.tokens && looksLikeJwt(key)) return admitUser(resolvePrincipal(await opts.tokens.verify(key), opts.tokens.config, opts.pipeline.catalog), opts.ledger);
+  if (tokens && looksLikeJwt(key)) return admitUser(resolvePrincipal(await tokens.verify(key), tokens.config, opts.pipeline.catalog), opts.ledger);
   const auth = await withinDeadline(opts.ledger.authenticate(key), REQUEST_DB_WAIT_MS, () => new DatabaseDeadline('the key lookup'));
   if (!auth) throw new GatewayError('authentication', 'invalid API key (unknown or revoked)', { code: 'invalid_api_key' });
   return auth;

@@ -1,13 +1,15 @@
 /**
  * What an operator relies on, on a real `switchyard serve` process: liveness and readiness
  * probes, /metrics behind a bearer token, one structured log line per request (without content
- * or credentials), and SIGHUP reloading the catalog (a broken file is logged and the old one kept).
+ * or credentials), and SIGHUP reloading the config file, its catalog and its identity provider's
+ * settings (`oidc:`; a broken file is logged and what runs kept).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { GATEWAY_AUDIENCE, startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 
 const ADMIN = 'sk-admin-operations';
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -23,6 +25,7 @@ describe('operator signals', () => {
   let dir: string;
   let gw: GatewayProcess;
   let key: string;
+  let accountId: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-ops-'));
     writeFileSync(join(dir, 'catalog.yaml'), catalog('local-one'));
@@ -35,6 +38,7 @@ describe('operator signals', () => {
     const post = async (path: string, body: unknown) =>
       (await (await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
     const account = await post('/admin/accounts', { name: 'ops', balance: 1_000_000_000 });
+    accountId = account.id;
     ({ key } = await post('/admin/keys', { account_id: account.id }));
   }, 90_000);
   afterAll(async () => {
@@ -103,14 +107,73 @@ describe('operator signals', () => {
     expect(await models()).toEqual(['local-one']);
     writeFileSync(join(dir, 'catalog.yaml'), catalog('local-one', 'local-two'));
     gw.proc.kill('SIGHUP');
-    expect(await logged('SIGHUP: catalog reloaded')).toHaveLength(1);
+    expect(await logged('SIGHUP: configuration reloaded')).toHaveLength(1);
     expect((await models()).sort()).toEqual(['local-one', 'local-two']);
 
     writeFileSync(join(dir, 'catalog.yaml'), 'providers: {}\nmodels:\n  - id: broken\n    provider: nowhere\n');
     gw.proc.kill('SIGHUP');
-    const [refused] = await logged('SIGHUP: the new catalog is invalid; the running one is kept');
+    const [refused] = await logged('SIGHUP: the new configuration is invalid; the running one is kept');
     expect(refused.error).toContain('catalog.yaml');
     expect((await models()).sort()).toEqual(['local-one', 'local-two']);
     expect(gw.proc.exitCode).toBeNull();
+  });
+
+  describe('SIGHUP and the identity provider (oidc:)', () => {
+    let issuer: TestIssuer;
+    beforeAll(async () => {
+      issuer = await startTestIssuer({ olga: { email: 'olga@acme.test', groups: ['engineering'] } });
+    });
+    afterAll(async () => issuer?.close());
+
+    const oidc = (policy: string) => `oidc:\n  issuer: ${issuer.issuer}\n  audience: ${GATEWAY_AUDIENCE}\n  default_account: ${accountId}\n${policy}`;
+    const reload = async (text: string, msg = 'SIGHUP: configuration reloaded') => {
+      const seen = gw.logs().filter((l) => l.msg === msg).length;
+      writeFileSync(join(dir, 'catalog.yaml'), text);
+      gw.proc.kill('SIGHUP');
+      const lines = await logged(msg, seen + 1);
+      expect(lines).toHaveLength(seen + 1);
+      return lines.at(-1)!;
+    };
+    const chat = async (token: string, model: string) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, max_tokens: 4, messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+
+    it('turns tokens on, changes their policies, keeps them through a broken file, and turns them off', async () => {
+      const { accessToken } = await issuer.signIn('olga');
+      // Started without oidc: a token is an unknown key.
+      expect((await chat(accessToken, 'local-one')).status).toBe(401);
+
+      expect(await reload(catalog('local-one', 'local-two') + oidc(''))).toMatchObject({ oidc: 'reloaded' });
+      expect((await chat(accessToken, 'local-two')).status).toBe(200);
+
+      // The group's policy comes with the next reload: engineering may use local-one only.
+      const narrowed = catalog('local-one', 'local-two') + oidc('  groups:\n    engineering: { allowed_models: [local-one] }\n');
+      expect(await reload(narrowed)).toMatchObject({ oidc: 'reloaded' });
+      expect((await chat(accessToken, 'local-two')).status).toBe(403);
+      expect((await chat(accessToken, 'local-one')).status).toBe(200);
+      // The same settings again: kept as they run.
+      expect(await reload(narrowed)).toMatchObject({ oidc: 'unchanged' });
+
+      // A policy naming a model the catalog lacks: the file is refused, nothing changes.
+      const refused = await reload(catalog('local-one', 'local-two') + oidc('  groups:\n    engineering: { allowed_models: [no-such-model] }\n'), 'SIGHUP: the new configuration is invalid; the running one is kept');
+      expect(refused.error).toContain('no-such-model');
+      expect((await chat(accessToken, 'local-two')).status).toBe(403);
+      expect((await chat(accessToken, 'local-one')).status).toBe(200);
+
+      // Without the section, tokens are refused again; API keys never stopped working.
+      expect(await reload(catalog('local-one', 'local-two'))).toMatchObject({ oidc: 'off' });
+      expect((await chat(accessToken, 'local-one')).status).toBe(401);
+      expect((await chat(key, 'local-one')).status).toBe(200);
+
+      // Each reload is in the audit log with the identity settings before and after.
+      const audit: any = await (await fetch(`${gw.url}/admin/audit?action=config.reload&limit=10`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();
+      const [off, , narrowing, on] = audit.data;
+      expect(off).toMatchObject({ actor: { kind: 'system' }, before: { oidc: { issuer: issuer.issuer, groups: ['engineering'] } }, after: { oidc: null } });
+      expect(narrowing.after.oidc).toMatchObject({ issuer: issuer.issuer, audience: [GATEWAY_AUDIENCE], groups: ['engineering'] });
+      expect(on).toMatchObject({ before: { oidc: null }, after: { oidc: { issuer: issuer.issuer, groups: [] } } });
+    });
   });
 });

@@ -35,8 +35,8 @@ export interface ConsoleOptions {
   /** Reads the JSON body within the app's limits (app.ts). */
   readBody: (ctx: Koa.Context) => Promise<void>;
   assets?: Map<string, Asset>;
-  /** Sign-in through the identity provider (oidc.console), when configured. */
-  sso?: ConsoleSso;
+  /** Sign-in through the identity provider (oidc.console) in use, when configured (a reload may change it). */
+  sso?: () => ConsoleSso | undefined;
 }
 
 /** Who a console call runs as, for the API behind it (app.ts): set only by this middleware. */
@@ -60,7 +60,7 @@ export function consoleMiddleware(opts: ConsoleOptions): Koa.Middleware {
     if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
     securityHeaders(ctx);
     if (ctx.path === '/console/session') return sessionRoute(ctx, sessions, opts);
-    if (ctx.path === '/console/oidc' || ctx.path.startsWith('/console/oidc/')) return ssoRoute(ctx, sessions, opts.sso);
+    if (ctx.path === '/console/oidc' || ctx.path.startsWith('/console/oidc/')) return ssoRoute(ctx, sessions, opts.sso?.());
     if (ctx.path.startsWith('/console/api/')) {
       ctx.set('cache-control', 'no-store');
       const session = mustHaveSession(ctx, sessions);
