@@ -28,9 +28,11 @@ export interface ProviderRow {
   ceiling(body: Body): number;
   /** How a system prompt `Be brief.` and a user turn `Hello` went upstream; absent: not checked. */
   prompt?(body: Body): void;
-  /** Two parallel calls, get_weather { location: Paris } and get_time {}, then `text` answers the results. */
+  /** Two parallel calls (by default get_weather { location: Paris } and get_time {}), then `text` answers the results. */
   tools: {
     script: string;
+    /** The two calls the script makes, as [name, arguments], when not the default ones. */
+    calls?: [[string, unknown], [string, unknown]];
     /** The call ids the upstream gave, when it gives ids (the clients see them unchanged). */
     ids?: [string, string];
     /** The tool results the second request carried, as [tool name, output text], in the upstream's order. */
@@ -48,8 +50,8 @@ export interface ProviderRow {
     script: string;
     thought: string;
     answer: string;
-    /** The signature a messages client gets: the upstream's own, or sealed (`swy1.`). */
-    signature: string | RegExp;
+    /** The signature a messages client gets: the upstream's own, sealed (`swy1.`), or none (unsigned reasoning). */
+    signature?: string | RegExp;
     /** What the upstream was asked, given the budget (`reasoning_effort: low` is 1024). */
     asked(body: Body, budget: number): void;
     /** What a follow-up turn carried back upstream, in the upstream's form; absent: not sent back. */
