@@ -1,5 +1,6 @@
 import type { Provider, ProviderRegistry } from './types.js';
 import { anthropicProvider } from './anthropic/index.js';
+import { azureOpenaiProvider } from './azure-openai/index.js';
 import { bedrockProvider } from './bedrock/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { localProvider } from './local/index.js';
@@ -16,6 +17,7 @@ const BUILT_IN = [
   geminiProvider,
   bedrockProvider,
   ...vertexProviders,
+  azureOpenaiProvider,
 ] as const;
 
 /** The built-in provider kinds (the config's provider `type`s). */

@@ -7,6 +7,7 @@
 import { expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '../../tools/fake-upstream/index.js';
 import { bedrockCatalogDocument } from './bedrock-catalog.js';
+import { FAKE_KEY_ENV } from './fake-catalog.js';
 import { geminiCatalogDocument } from './gemini-catalog.js';
 import { VERTEX_PROJECT_PATH, vertexCatalogDocument } from './vertex-catalog.js';
 
@@ -231,5 +232,39 @@ export const PROVIDER_TABLE: ProviderRow[] = [
     tools: { script: 'script:google-gemini/stream-function-calls-parallel', results: geminiResults, checkCalls: geminiCalls, hidden: GEMINI_CALL_SIGNATURE },
     thinking: GEMINI_THINKING,
     rateLimit: { script: 'status:429?retryAfter=3' },
+  },
+  {
+    name: 'Azure OpenAI',
+    catalog(fake, doc) {
+      doc.providers['up-azure'] = { type: 'azure-openai', base_url: fake.url, api_key_env: FAKE_KEY_ENV, options: { api_version: '2024-10-21' }, max_retries: 0 };
+      doc.models.push({ id: 'az', provider: 'up-azure', upstream_model: 'gpt-4o-mini-prod', price: { input: '0.15', output: '0.60' }, capabilities: { tools: true, reasoning: true, images: true } });
+    },
+    model: 'az',
+    streamPath: '/openai/deployments/gpt-4o-mini-prod/chat/completions',
+    checkRequest(req) {
+      // The key in api-key (not a bearer token), the deployment in the path, not the body.
+      expect(req.headers['api-key']).toBe('sk-fake-upstream');
+      expect(req.headers.authorization).toBeUndefined();
+      expect(req.body).not.toHaveProperty('model');
+    },
+    text: { script: 'script:openai-chat/stream-text', answer: 'Switchyard is a gateway that speaks three wire protocols and bills every request in tokens against a balance.', usage: { input: 9, output: 23 } },
+    ceiling: (body) => body.max_tokens,
+    prompt: (body) => expect(body.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }]),
+    tools: {
+      script: 'script:openai-chat/stream-tool-calls-parallel',
+      calls: [['get_weather', { location: 'San Francisco, CA' }], ['get_stock_price', { ticker: 'GOOG' }]],
+      ids: ['call_SwyWeather000000000000001', 'call_SwyStock00000000000000001'],
+      results(body) {
+        const names = new Map<string, string>(body.messages.flatMap((m: any) => m.tool_calls ?? []).map((c: any) => [c.id, c.function.name]));
+        return body.messages.filter((m: any) => m.role === 'tool').map((m: any) => [names.get(m.tool_call_id), m.content]);
+      },
+    },
+    thinking: {
+      script: 'script:openai-chat/stream-reasoning-content',
+      thought: 'Compare 9.11 and 9.8 digit by digit. Both have 9 as the whole part. The tenths are 1 and 8, and 8 is larger, so 9.8 is the greater number even though 11 looks bigger than 8.',
+      answer: '9.8 is greater than 9.11.',
+      asked: (body) => expect(body.reasoning_effort).toEqual(expect.any(String)),
+    },
+    rateLimit: { script: 'script:openai-chat/error-429-rate-limit', code: 'rate_limit_exceeded' },
   },
 ];

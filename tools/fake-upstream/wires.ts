@@ -1,4 +1,5 @@
 import { anthropicMessages } from './wires/anthropic-messages.js';
+import { azureOpenai } from './wires/azure-openai.js';
 import { bedrock } from './wires/bedrock.js';
 import { googleGemini } from './wires/google-gemini.js';
 import { openaiChat } from './wires/openai-chat.js';
@@ -12,7 +13,7 @@ import type { FakeWire, WireCall } from './wires/wire.js';
  * the suffix matches (`.../publishers/anthropic/models/m:rawPredict` is not `/messages`).
  * A new provider's fake: its module, and one line here.
  */
-export const WIRES: readonly FakeWire[] = [googleGemini, bedrock, vertexAnthropic, openaiChat, anthropicMessages, openaiResponses];
+export const WIRES: readonly FakeWire[] = [googleGemini, bedrock, vertexAnthropic, azureOpenai, openaiChat, anthropicMessages, openaiResponses];
 
 export function wireForPath(pathname: string): { wire: FakeWire; call: WireCall } | undefined {
   for (const wire of WIRES) {
