@@ -68,6 +68,6 @@ describe.skipIf(!CHROMIUM)('a desktop app signs its user in (loopback redirect, 
     expect(listed.data.map((r: any) => r.request_id).sort()).toEqual([...ids].sort());
     expect(listed.data.every((r: any) => r.user_id === frank && r.cost > 0)).toBe(true);
     const own: any = await (await fetch(`${gw.url}/v1/usage?limit=100`, { headers: { authorization: `Bearer ${tokens.idToken}` } })).json();
-    expect(own.data.map((r: any) => r.request_id)).toEqual([...ids].reverse());
+    expect(own.data.map((r: any) => r.request_id).sort()).toEqual([...ids].sort());
   });
 });
