@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqliteMigrations } from '../../src/ledger/migrations/index.js';
-import { openSqlite } from '../../src/ledger/sqlite/database.js';
+import { sqliteMigrations } from '../index.js';
+import { openSqlite } from '../../sqlite/database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-debt-migration-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
