@@ -45,7 +45,7 @@ export interface WriteFramesOptions {
 /**
  * Writes frames until they end or the client goes away, then ends the response. Leaving the loop early closes the frame
  * generator, which closes the pipeline's run: it aborts the upstream and bills what the attempt
- * in flight produced (see run-completion.ts).
+ * in flight produced (see pipeline/run-completion.ts and bill-run.ts).
  *
  * Frames are joined and written together (one HTTP chunk, one system call, one wake-up of the
  * client) instead of once per frame: those of one event-loop turn always (an upstream packet often
