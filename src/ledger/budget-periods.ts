@@ -1,9 +1,20 @@
 /**
- * Budget periods computed in JavaScript, for the SQLite ledger (PostgreSQL computes them in SQL,
- * budgets.ts periodStart): where a day, a week (from Monday) or a month begins in an IANA time
- * zone, as an instant. The same rule as PostgreSQL's `date_trunc(p, at AT TIME ZONE z) AT TIME ZONE z`.
+ * Where a budget period begins and ends, defined once (PERIOD_RULES) for both ledgers: SQLite
+ * computes it with the functions below; PostgreSQL's statements are built from the same table
+ * (postgres/budgets.ts), and test/ledger/budget-periods.test.ts holds the two to the same instants.
  */
 import type { BudgetPeriod } from './schema.js';
+
+/**
+ * What each calendar period is: the unit its start is truncated to on the key's wall clock (a week
+ * begins on Monday, as in ISO 8601 and PostgreSQL's date_trunc) and its length on that clock. A
+ * lifetime budget has one period, from LIFETIME_START_MS, that never ends.
+ */
+export const PERIOD_RULES: Readonly<Record<Exclude<BudgetPeriod, 'lifetime'>, { truncateTo: 'day' | 'week' | 'month'; length: { months: number; days: number } }>> = {
+  day: { truncateTo: 'day', length: { months: 0, days: 1 } },
+  week: { truncateTo: 'week', length: { months: 0, days: 7 } },
+  month: { truncateTo: 'month', length: { months: 1, days: 0 } },
+};
 
 /** The usage row of a lifetime budget starts here: the earliest instant a Date can hold. */
 export const LIFETIME_START_MS = -8_640_000_000_000_000;
@@ -49,20 +60,24 @@ function zonedMidnight(y: number, m: number, d: number, tz: string): number {
   return second;
 }
 
+/** The wall-clock date a period's start is truncated to. */
+function truncated(w: Wall, unit: 'day' | 'week' | 'month'): { y: number; m: number; d: number } {
+  if (unit === 'day') return { y: w.y, m: w.m, d: w.d };
+  if (unit === 'week') return { y: w.y, m: w.m, d: w.d - w.weekday };
+  return { y: w.y, m: w.m, d: 1 };
+}
+
 /** The start of the period that `atMs` falls in. */
 export function periodStartMs(period: BudgetPeriod, tz: string, atMs: number): number {
   if (period === 'lifetime') return LIFETIME_START_MS;
-  const w = wallClock(atMs, tz);
-  if (period === 'day') return zonedMidnight(w.y, w.m, w.d, tz);
-  if (period === 'week') return zonedMidnight(w.y, w.m, w.d - w.weekday, tz);
-  return zonedMidnight(w.y, w.m, 1, tz);
+  const start = truncated(wallClock(atMs, tz), PERIOD_RULES[period].truncateTo);
+  return zonedMidnight(start.y, start.m, start.d, tz);
 }
 
 /** The start of the period after the one `atMs` falls in; null for lifetime. */
 export function periodEndMs(period: BudgetPeriod, tz: string, atMs: number): number | null {
   if (period === 'lifetime') return null;
-  const w = wallClock(atMs, tz);
-  if (period === 'day') return zonedMidnight(w.y, w.m, w.d + 1, tz);
-  if (period === 'week') return zonedMidnight(w.y, w.m, w.d - w.weekday + 7, tz);
-  return zonedMidnight(w.y, w.m + 1, 1, tz);
+  const { truncateTo, length } = PERIOD_RULES[period];
+  const start = truncated(wallClock(atMs, tz), truncateTo);
+  return zonedMidnight(start.y, start.m + length.months, start.d + length.days, tz);
 }

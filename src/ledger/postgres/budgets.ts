@@ -3,6 +3,7 @@ import type { Database } from '../schema.js';
 import type { HoldBudget } from '../types.js';
 import type { BudgetUsageRow } from '../statements.js';
 import { budgetOver } from '../hold-admission.js';
+import { PERIOD_RULES } from '../budget-periods.js';
 
 /*
  * The budget fragments the PostgreSQL statements share (see budgets.ts for the rule). Each takes
@@ -12,19 +13,22 @@ import { budgetOver } from '../hold-admission.js';
 /** The usage row of a lifetime budget starts here (a timestamp every clock is past). */
 const LIFETIME_START = sql<Date>`'-infinity'::timestamptz`;
 
-/** The start of the period `at` falls in, for the period and time zone given as SQL expressions. */
-function periodStart(period: string, tz: string, at: RawBuilder<unknown>): RawBuilder<Date> {
-  const p = sql.ref(period);
-  const z = sql.ref(tz);
-  return sql<Date>`CASE ${p} WHEN 'lifetime' THEN ${LIFETIME_START} ELSE date_trunc(${p}, ${at} AT TIME ZONE ${z}) AT TIME ZONE ${z} END`;
+/**
+ * The start of the period `at` falls in, for the period and time zone given as SQL expressions:
+ * each period's `date_trunc` on the zone's wall clock, from PERIOD_RULES (budget-periods.ts).
+ */
+export function periodStart(period: RawBuilder<unknown>, tz: RawBuilder<unknown>, at: RawBuilder<unknown>): RawBuilder<Date> {
+  const cases = Object.entries(PERIOD_RULES).map(([name, rule]) => sql`WHEN ${sql.lit(name)} THEN date_trunc(${sql.lit(rule.truncateTo)}, ${at} AT TIME ZONE ${tz}) AT TIME ZONE ${tz}`);
+  return sql<Date>`CASE ${period} ${sql.join(cases, sql` `)} WHEN 'lifetime' THEN ${LIFETIME_START} END`;
 }
 
-/** The start of the period after the one `at` falls in (NULL for lifetime). */
-function periodEnd(period: string, tz: string, at: RawBuilder<unknown>): RawBuilder<Date | null> {
-  const p = sql.ref(period);
-  const z = sql.ref(tz);
-  return sql<Date | null>`CASE ${p} WHEN 'lifetime' THEN NULL
-    ELSE (date_trunc(${p}, ${at} AT TIME ZONE ${z}) + ('1 ' || ${p})::interval) AT TIME ZONE ${z} END`;
+/** The start of the period after the one `at` falls in (NULL for lifetime): its start plus its length on the wall clock. */
+export function periodEnd(period: RawBuilder<unknown>, tz: RawBuilder<unknown>, at: RawBuilder<unknown>): RawBuilder<Date | null> {
+  const cases = Object.entries(PERIOD_RULES).map(
+    ([name, { truncateTo, length }]) =>
+      sql`WHEN ${sql.lit(name)} THEN (date_trunc(${sql.lit(truncateTo)}, ${at} AT TIME ZONE ${tz}) + make_interval(months => ${sql.lit(length.months)}, days => ${sql.lit(length.days)})) AT TIME ZONE ${tz}`,
+  );
+  return sql<Date | null>`CASE ${period} ${sql.join(cases, sql` `)} ELSE NULL END`;
 }
 
 /** Throws when PostgreSQL does not know the time zone (it decides where periods begin). */
@@ -36,10 +40,10 @@ export async function checkTimeZone(db: Kysely<Database>, tz: string): Promise<v
 export async function budgetUsage(db: Kysely<Database>, keyId: string, at?: Date): Promise<BudgetUsageRow[]> {
   const now = at ? sql`${at}::timestamptz` : sql`now()`;
   const { rows } = await sql<BudgetUsageRow>`
-    SELECT b.key_id AS owner, b.period, b.limit_amount, u.spent, u.held, ${periodEnd('b.period', 'k.budget_time_zone', now)} AS resets_at
+    SELECT b.key_id AS owner, b.period, b.limit_amount, u.spent, u.held, ${periodEnd(sql.ref('b.period'), sql.ref('k.budget_time_zone'), now)} AS resets_at
     FROM key_budgets b JOIN api_keys k ON k.id = b.key_id
       LEFT JOIN budget_usage u ON u.owner = b.key_id AND u.period = b.period
-        AND u.period_start = ${periodStart('b.period', 'k.budget_time_zone', now)}
+        AND u.period_start = ${periodStart(sql.ref('b.period'), sql.ref('k.budget_time_zone'), now)}
     WHERE b.key_id = ${keyId}`.execute(db);
   return rows;
 }
@@ -49,10 +53,10 @@ export async function ownedBudgetUsage(db: Kysely<Database>, budgets: HoldBudget
   if (budgets.length === 0) return [];
   const now = at ? sql`${at}::timestamptz` : sql`now()`;
   const { rows } = await sql<BudgetUsageRow>`
-    SELECT b.owner, b.period, b.limit_amount, u.spent, u.held, ${periodEnd('b.period', 'b.tz', now)} AS resets_at
+    SELECT b.owner, b.period, b.limit_amount, u.spent, u.held, ${periodEnd(sql.ref('b.period'), sql.ref('b.tz'), now)} AS resets_at
     FROM jsonb_to_recordset(${JSON.stringify(budgetRows(budgets))}::jsonb) AS b(owner text, period text, limit_amount bigint, tz text)
       LEFT JOIN budget_usage u ON u.owner = b.owner AND u.period = b.period
-        AND u.period_start = ${periodStart('b.period', 'b.tz', now)}`.execute(db);
+        AND u.period_start = ${periodStart(sql.ref('b.period'), sql.ref('b.tz'), now)}`.execute(db);
   return rows;
 }
 
@@ -80,7 +84,7 @@ export function budgetCheck(holds: RawBuilder<unknown>): RawBuilder<unknown> {
       FROM (${holds}) s
         CROSS JOIN LATERAL jsonb_to_recordset(coalesce(s.budgets, '[]'::jsonb)) AS x(owner text, period text, limit_amount bigint, tz text)
     ) l
-      CROSS JOIN LATERAL (SELECT ${periodStart('l.period', 'l.tz', sql`now()`)} AS period_start) p
+      CROSS JOIN LATERAL (SELECT ${periodStart(sql.ref('l.period'), sql.ref('l.tz'), sql`now()`)} AS period_start) p
       LEFT JOIN budget_usage u ON u.owner = l.owner AND u.period = l.period AND u.period_start = p.period_start`;
 }
 
