@@ -17,7 +17,13 @@ const rel = (path) => relative(repo, path).split(sep).join('/');
 /** What running the gateway looks like from a test (directly or through a helper). */
 const GATEWAY = [/^test\/support\/(gateway|gateway-process|sdk-gateway)\.ts$/, /^src\/app\//, /^src\/main\.ts$/, /^tools\/fake-upstream\/(index|server|main)\.ts$/];
 /** Something real beyond one module: the gateway, a database, a process, a socket, a browser. */
-const REAL = [...GATEWAY, /^test\/ledger\/db-targets\.ts$/, /^src\/ledger\/index\.ts$/, /^node:(child_process|http|https|net)$/, /^playwright-core$/];
+const REAL = [
+  ...GATEWAY,
+  // a database: the ledger opened, its connection, or a driver
+  /^test\/ledger\/db-targets\.ts$/, /^src\/ledger\/(index|connect)\.ts$/, /^src\/ledger\/sqlite\/database\.ts$/, /^(pg|@electric-sql\/pglite|@libsql\/client)$/,
+  /^node:(child_process|http|https|net)$/,
+  /^playwright-core$/,
+];
 /** Folders of test/ whose subject is a file rather than a running thing. */
 const OWN_SUBJECT = [/^test\/package\//];
 
