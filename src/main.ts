@@ -9,11 +9,10 @@
  *   switchyard keys update <key_id> [--name N] [--rpm N|none] [--tpm N|none] [--models a,b|all] [--budget day=N,...|none] [--time-zone Z] [--expires T|never]
  *   switchyard keys revoke <key_id>
  *   switchyard keys list [--account <account_id>]
-  switchyard users list [--account <account_id>] [--after <user_id>]   (users signed in through the IdP)
-  switchyard users disable|enable <user_id>
-  switchyard audit [--limit N] [--before <id>]                           (the audit log, newest first)
  *   switchyard users list [--account <account_id>] [--after <user_id>]
  *   switchyard users disable|enable <user_id>
+ *   switchyard users budgets <user_id>
+ *   switchyard groups budgets <group>
  *   switchyard audit [--limit N] [--before <id>]
  *   switchyard credit <account_id> <amount> --reason <text>
  *   switchyard balance <account_id>
@@ -91,6 +90,11 @@ const HELP = `switchyard: an LLM gateway speaking OpenAI chat, Anthropic message
                          [--budget <period>=<nanodollars>,...|none] [--time-zone <IANA name>] [--expires <RFC 3339>|never]
   switchyard keys revoke <key_id>
   switchyard keys list [--account <account_id>]
+  switchyard users list [--account <account_id>] [--after <user_id>]   users signed in through the identity provider
+  switchyard users disable|enable <user_id>
+  switchyard users budgets <user_id>                                    the user's budgets and their groups', with their spend
+  switchyard groups budgets <group>                                     a group's budgets (oidc.groups in SWITCHYARD_CONFIG), with their spend
+  switchyard audit [--limit <n>] [--before <id>]                        the audit log, newest first
   switchyard credit <account_id> <amount> --reason <text>
   switchyard balance <account_id>
   switchyard ledger <account_id> [--limit <n>] [--before <entry id>]    journal entries, newest first

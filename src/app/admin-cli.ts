@@ -2,7 +2,8 @@ import { catalogSource, loadCatalog } from '../config/default-catalog.js';
 import { accountBody, accountsPage, balanceBody, journalBody, journalCursor, ledgerPage, PAGE_LIMIT, usagePage } from '../handlers/accounts.js';
 import { keyBody } from '../handlers/keys.js';
 import { auditBody } from '../handlers/audit.js';
-import { userBody, usersPage } from '../handlers/users.js';
+import { groupBudgetsBody, userBody, userBudgetsBody, usersPage } from '../handlers/users.js';
+import { loadIdentityConfig } from '../config/load-config.js';
 import { userInfo } from 'node:os';
 import { spendBody, spendParams } from '../handlers/spend.js';
 import { BUDGET_PERIODS, ledgerOptionsFromEnv, openLedger, MAX_BALANCE, MONEY_UNIT, type KeyBudget, type KeySettings, type Ledger } from '../ledger/index.js';
@@ -72,6 +73,10 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings:
       const after = (await ledger.setUserDisabled(id, b === 'disable'))!;
       return audited(`user.${b}`, 'user', id, userBody(before), userBody(after));
     }
+    case 'users budgets':
+      return userBudgetsBody(ledger, identity(), need(c, '<user_id>'));
+    case 'groups budgets':
+      return groupBudgetsBody(ledger, identity(), need(c, '<group>'));
     case 'keys list':
       return { data: (await ledger.listKeys(flags.account)).map(keyBody) };
     default:
@@ -109,6 +114,11 @@ async function dispatch(ledger: Ledger, words: string[], flags: Flags, settings:
     default:
       throw new Error(`unknown command "${words.join(' ')}" (see switchyard --help)`);
   }
+}
+
+/** The identity policy the gateway would load (SWITCHYARD_CONFIG's `oidc:` and the SWITCHYARD_OIDC_* variables). */
+function identity() {
+  return loadIdentityConfig(process.env.SWITCHYARD_CONFIG || undefined, process.env);
 }
 
 /**

@@ -208,10 +208,13 @@ export function checkIdentityModels(config: IdentityConfig, catalog: Catalog): v
  */
 export function identityBudgets(config: IdentityConfig, userId: string, groups: readonly string[]): HoldBudget[] {
   const out: HoldBudget[] = (effectivePolicy(config, groups).userBudgets ?? []).map((b) => ({ owner: userId, period: b.period, limit: b.limit, timeZone: config.budgetTimeZone }));
-  for (const g of new Set(groups)) {
-    for (const b of config.groups[g]?.budgets ?? []) out.push({ owner: groupBudgetOwner(g), period: b.period, limit: b.limit, timeZone: config.budgetTimeZone });
-  }
+  for (const g of new Set(groups)) out.push(...groupBudgets(config, g));
   return out;
+}
+
+/** A group's budgets (its members together); none for a group the policy does not name. */
+export function groupBudgets(config: IdentityConfig, group: string): HoldBudget[] {
+  return (config.groups[group]?.budgets ?? []).map((b) => ({ owner: groupBudgetOwner(group), period: b.period, limit: b.limit, timeZone: config.budgetTimeZone }));
 }
 
 /**

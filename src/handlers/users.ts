@@ -1,6 +1,7 @@
 import { GatewayError } from '../ir/index.js';
 import type { Ledger, UserRecord } from '../ledger/index.js';
-import { PAGE_LIMIT } from './accounts.js';
+import { budgetBody, PAGE_LIMIT } from './accounts.js';
+import { groupBudgets, identityBudgets, type IdentityConfig } from '../config/identity.js';
 import { recordChange } from './audit.js';
 import type { HandlerInput, HandlerResult } from './types.js';
 
@@ -43,4 +44,30 @@ export async function updateUser(ledger: Ledger, input: HandlerInput): Promise<H
   const after = (await ledger.setUserDisabled(id, disabled))!;
   await recordChange(ledger, input, { action: disabled ? 'user.disable' : 'user.enable', targetType: 'user', targetId: id, before: userBody(before), after: userBody(after) });
   return { kind: 'json', status: 200, body: userBody(after) };
+}
+
+/** A user's budgets (their own, then each group's) in the API's shape (the admin API and the CLI). */
+export async function userBudgetsBody(ledger: Ledger, identity: IdentityConfig | undefined, userId: string) {
+  const user = await ledger.getUser(userId);
+  if (!user) throw new GatewayError('not_found', `user "${userId}" does not exist`, { param: 'user_id' });
+  const budgets = identity ? identityBudgets(identity, user.id, user.groups) : [];
+  return { id: user.id, budgets: (budgets.length > 0 ? await ledger.ownedBudgetStatus(budgets) : []).map(budgetBody) };
+}
+
+/** A group's budgets (its members together) in the API's shape; a group the config does not name is a 404. */
+export async function groupBudgetsBody(ledger: Ledger, identity: IdentityConfig | undefined, group: string) {
+  const policy = identity?.groups[group];
+  if (!policy) throw new GatewayError('not_found', `no group "${group}" in the identity policy (oidc.groups)`, { param: 'group' });
+  const budgets = groupBudgets(identity!, group);
+  return { id: group, budgets: (budgets.length > 0 ? await ledger.ownedBudgetStatus(budgets) : []).map(budgetBody) };
+}
+
+/** GET /admin/users/{user_id}/budgets */
+export async function getUserBudgets(ledger: Ledger, identity: IdentityConfig | undefined, input: HandlerInput): Promise<HandlerResult> {
+  return { kind: 'json', status: 200, body: await userBudgetsBody(ledger, identity, input.params.user_id) };
+}
+
+/** GET /admin/groups/{group}/budgets */
+export async function getGroupBudgets(ledger: Ledger, identity: IdentityConfig | undefined, input: HandlerInput): Promise<HandlerResult> {
+  return { kind: 'json', status: 200, body: await groupBudgetsBody(ledger, identity, input.params.group) };
 }

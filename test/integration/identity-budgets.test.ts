@@ -4,14 +4,18 @@
  * user's concurrent requests against their own budget, the 402 in each protocol's shape naming the
  * budget, another member unaffected, GET /v1/balance and the admin API showing the spend. On
  * PostgreSQL, the acceptance: two gateway processes, members of one group signed in at a real
- * OpenID Connect provider (oidc-provider), 100 concurrent requests against a small group budget.
+ * OpenID Connect provider (oidc-provider), 100 concurrent requests against a small group budget,
+ * then the group's spend through the admin API and the CLI.
  *
  * Exactness rests on the premise of key-budgets.test.ts: every request runs into max_tokens at a
  * price where it costs exactly its hold, so a budget for K holds and a bit admits exactly K.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,12 +23,13 @@ import { buildIdentityConfig, type IdentityConfig } from '../../src/config/ident
 import { loadConfigFile } from '../../src/config/load-config.js';
 import { userIdFor } from '../../src/http/identity/resolve-principal.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
-import { dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { ADMIN_KEY, dbTargets, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { DESKTOP_CLIENT_ID, GATEWAY_AUDIENCE, startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
 import { exactCostCatalog, holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
 
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const MODEL = 'local-haiku';
 const chatBody = (i: number) => ({
   model: MODEL,
@@ -122,6 +127,17 @@ describe.each(dbTargets)('a user\'s own budget ($name)', (target) => {
       expect.objectContaining({ scope: 'group', group: 'platform', period: 'month', spent: Number(H), limit: Number(1000n * H) }),
     ]);
     expect(await gw.ledger.balanceCheck()).toEqual({ ok: true, problems: [] });
+
+    // What an operator sees: a user's budgets (from the groups of their latest token) and a group's.
+    const carolId = userIdFor(issuer.issuer, 'carol');
+    const ofCarol = await json(await gw.admin(`/admin/users/${carolId}/budgets`), 'adminGetUserBudgets', 200);
+    expect(ofCarol).toEqual({ id: carolId, budgets: carolBalance.budgets });
+    const ofAlice = await json(await gw.admin(`/admin/users/${userIdFor(issuer.issuer, 'alice')}/budgets`), 'adminGetUserBudgets', 200);
+    expect(ofAlice.budgets).toEqual([expect.objectContaining({ scope: 'user', spent: Number(BigInt(K) * H), remaining: Number(H - 1n) })]);
+    const platform = await json(await gw.admin('/admin/groups/platform/budgets'), 'adminGetGroupBudgets', 200);
+    expect(platform).toEqual({ id: 'platform', budgets: [expect.objectContaining({ scope: 'group', group: 'platform', period: 'month', spent: Number(H) })] });
+    expect((await json(await gw.admin('/admin/groups/nobody/budgets'), 'adminGetGroupBudgets', 404)).error.message).toContain('no group "nobody"');
+    expect((await json(await gw.admin('/admin/users/usr_unknown/budgets'), 'adminGetUserBudgets', 404)).error.param).toBe('user_id');
     // Alice's usage records carry her id; her refused requests held nothing.
     const records = await gw.ledger.usageRecords(accountId, 100, undefined, { userId: userIdFor(issuer.issuer, 'alice') });
     expect(records.filter((r) => r.cost > 0n).length).toBe(K);
@@ -150,6 +166,9 @@ describe.runIf(pgTarget)('a group budget across two gateway processes on postgre
   let children: GatewayProcess[] = [];
   let accountId: string;
   let H: bigint;
+  let cliEnv: Record<string, string>;
+  const cli = async (...args: string[]) =>
+    JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...cliEnv }, encoding: 'utf8' })).stdout);
 
   beforeAll(async () => {
     t = await pgTarget!.open();
@@ -170,8 +189,9 @@ oidc:
 `);
     const env = {
       DATABASE_URL: t.databaseUrl!, SWITCHYARD_DB_SCHEMA: t.schema!, SWITCHYARD_CONFIG: join(dir, 'catalog.yaml'),
-      SWITCHYARD_OIDC_ISSUER: issuer.issuer, SWITCHYARD_OIDC_AUDIENCE: `${GATEWAY_AUDIENCE},${DESKTOP_CLIENT_ID}`,
+      SWITCHYARD_OIDC_ISSUER: issuer.issuer, SWITCHYARD_OIDC_AUDIENCE: `${GATEWAY_AUDIENCE},${DESKTOP_CLIENT_ID}`, SWITCHYARD_ADMIN_KEY: ADMIN_KEY,
     };
+    cliEnv = env;
     children = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
   }, 180_000);
   afterAll(async () => {
@@ -213,5 +233,15 @@ oidc:
     // The other protocol's shape on the other instance, once the budget is spent.
     const m = await json(await post(children[1].url, '/v1/messages', tokens[0], { model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-version': '2023-06-01' }), 'createMessage', 402);
     expect(m).toMatchObject({ type: 'error', error: { type: 'billing_error', budget: { scope: 'group', group: 'research' } } });
+
+    // The group's spend, as the admin API and the CLI show it.
+    const shown = await fetch(`${children[0].url}/admin/groups/research/budgets`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const research = await json(shown, 'adminGetGroupBudgets', 200);
+    expect(research).toEqual({ id: 'research', budgets: [{ scope: 'group', group: 'research', period: 'day', limit: Number(BigInt(K) * H + H - 1n), spent: Number(BigInt(K) * H), held: 0, remaining: Number(H - 1n), resets_at: expect.any(String) }] });
+    expect(await cli('groups', 'budgets', 'research')).toEqual(research);
+    const alice = userIdFor(issuer.issuer, 'alice');
+    const ofAlice = await cli('users', 'budgets', alice);
+    expect(ofAlice.budgets.map((b: any) => [b.scope, b.group ?? null])).toEqual([['user', null], ['group', 'research']]);
+    expect(ofAlice.budgets[1]).toEqual(research.budgets[0]);
   }, 300_000);
 });
