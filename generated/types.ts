@@ -600,6 +600,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation
+         * @description The routed model summarises the conversation; the answer keeps every user message and puts one `compaction` item after them, which a later `POST /v1/responses` takes as input. Billed as a response; not stored.
+         */
+        post: operations["compactResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses/{response_id}": {
         parameters: {
             query?: never;
@@ -1445,6 +1465,61 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Body of POST /v1/responses/compact: the conversation to compact, as `input` and/or `previous_response_id`. Unknown fields are accepted and ignored. */
+        CompactResponseRequest: {
+            /** @description Model id or alias from the catalog: the model that writes the summary. */
+            model: string;
+            /** @description The conversation (with `previous_response_id`, its newer turns); `item_reference` items are resolved from stored responses. */
+            input?: string | components["schemas"]["ResponseInputItem"][] | null;
+            /** @description Given to the model with the conversation; not kept in the compacted output. */
+            instructions?: string | null;
+            /** @description Continue from a stored response of this account: its input and output items come before `input`. Unknown: 404. */
+            previous_response_id?: string | null;
+            prompt_cache_key?: string | null;
+            service_tier?: string | null;
+            /** @description Gateway: prefer the model's fast variant. */
+            fast?: boolean;
+            speed?: components["schemas"]["Speed"];
+            /** @description Gateway: retry on other models after a refusal. */
+            fallbacks?: components["schemas"]["Fallbacks"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An item of a compacted response's `output`. */
+        CompactedOutputItem: components["schemas"]["CompactedUserMessage"] | components["schemas"]["ResponseCompactionItem"];
+        /** @description The compacted conversation: every user message, then one compaction item. Not stored. */
+        CompactedResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "response.compaction";
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            created_at: number;
+            output: components["schemas"]["CompactedOutputItem"][];
+            /** @description The summarising call's usage, billed as any response's. */
+            usage: components["schemas"]["ResponseUsage"];
+            /** @description Gateway extension: the fallback attempts and the variant served. */
+            switchyard?: components["schemas"]["SwitchyardInfo"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A user message kept by compaction. */
+        CompactedUserMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+            id: string;
+            /** @enum {string} */
+            role: "user";
+            status: string;
+            content: components["schemas"]["ResponseInputContentPart"][];
+        } & {
+            [key: string]: unknown;
+        };
         ContentBlockDelta: components["schemas"]["TextDelta"] | components["schemas"]["ThinkingDelta"] | components["schemas"]["SignatureDelta"] | components["schemas"]["InputJsonDelta"] | components["schemas"]["CitationsDelta"];
         /** @description A fragment of content block `index`. */
         ContentBlockDeltaEvent: {
@@ -2207,6 +2282,27 @@ export interface components {
          * @description Requests a key may make per minute: a token bucket that refills continuously (one request every 60/N seconds), shared by every instance when Redis is configured. Above it, 429 with `retry-after`.
          */
         RequestsPerMinute: number;
+        /** @description The compaction item: the summary of everything else, opaque to the client. Send it back in a later request's `input`. */
+        ResponseCompactionItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "compaction";
+            id: string;
+            encrypted_content: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A compaction item (`POST /v1/responses/compact`). The gateway's own give the model their summary; another server's are carried opaquely, as any other item type. */
+        ResponseCompactionItemParam: {
+            /** @enum {string} */
+            type: "compaction";
+            encrypted_content: string;
+            id?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Events that carry the whole response object. */
         ResponseCompletedEvent: {
             /**
@@ -2490,7 +2586,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ResponseInputItem: components["schemas"]["ResponseInputMessage"] | components["schemas"]["ResponseFunctionCallParam"] | components["schemas"]["ResponseFunctionCallOutput"] | components["schemas"]["ResponseReasoningItem"] | components["schemas"]["ResponseItemReference"] | components["schemas"]["ResponseOtherInputItem"];
+        ResponseInputItem: components["schemas"]["ResponseInputMessage"] | components["schemas"]["ResponseFunctionCallParam"] | components["schemas"]["ResponseFunctionCallOutput"] | components["schemas"]["ResponseReasoningItem"] | components["schemas"]["ResponseItemReference"] | components["schemas"]["ResponseCompactionItemParam"] | components["schemas"]["ResponseOtherInputItem"];
         /** @description The input items of a stored response, a page at a time; `last_id` is the next page's `after`. */
         ResponseInputItemList: {
             /** @enum {string} */
@@ -10998,6 +11094,308 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ResponseObject"];
                     "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+            /** @description An error of the OpenAI-compatible client API. */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "x-should-retry": components["headers"]["x-should-retry"];
+                    allow: components["headers"]["allow"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIErrorResponse"];
+                };
+            };
+        };
+    };
+    compactResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompactResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-switchyard-attempts": components["headers"]["x-switchyard-attempts"];
+                    "x-switchyard-model": components["headers"]["x-switchyard-model"];
+                    "x-switchyard-variant": components["headers"]["x-switchyard-variant"];
+                    "x-switchyard-warnings": components["headers"]["x-switchyard-warnings"];
+                    "x-switchyard-cost": components["headers"]["x-switchyard-cost"];
+                    "x-ratelimit-limit-requests": components["headers"]["x-ratelimit-limit-requests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["x-ratelimit-remaining-requests"];
+                    "x-ratelimit-reset-requests": components["headers"]["x-ratelimit-reset-requests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["x-ratelimit-limit-tokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["x-ratelimit-remaining-tokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["x-ratelimit-reset-tokens"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactedResponse"];
                 };
             };
             /** @description An error of the OpenAI-compatible client API. */

@@ -12,7 +12,7 @@ beforeAll(async () => {
 const OPERATION_IDS = [
   'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
   'adminGetUsage', 'adminListAccounts', 'adminListAudit', 'adminListDeployments', 'adminListKeys', 'adminListUsers', 'adminRevokeKey', 'adminUpdateKey', 'adminUpdateUser',
-  'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'countMessageTokens', 'createChatCompletion',
+  'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'compactResponse', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
   'headRoot', 'listModels', 'listResponseInputItems', 'listUsage', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',
 ];

@@ -2,6 +2,7 @@ import { GatewayError } from '../ir/index.js';
 import type { ResponseStore } from '../ledger/index.js';
 import type { PipelineDeps } from '../pipeline/types.js';
 import { idBaseOf } from '../protocols/openai-responses/build-response.js';
+import { compactedResponse, compactionRequest } from '../protocols/openai-responses/compaction.js';
 import { inputItemsOf, pageInputItems, referencedIds, resolveReferences, withIds } from '../protocols/openai-responses/stored-input.js';
 import type { SseFrame } from '../protocols/types.js';
 import { handleCompletion } from './complete.js';
@@ -50,6 +51,24 @@ export async function createResponse(pipeline: PipelineDeps, store: ResponseStor
   }
   if (result.kind === 'sse') return { ...result, frames: storingFinal(result.frames, save) };
   return result;
+}
+
+/**
+ * POST /v1/responses/compact: the conversation (`previous_response_id`'s, then `input` with its
+ * `item_reference` items resolved) is summarised by the routed model through the same pipeline as
+ * any response (routing, fallbacks, billing), and answered as OpenAI's compacted response. Nothing
+ * is stored: the client sends the compacted items as the next request's input.
+ */
+export async function compactResponse(pipeline: PipelineDeps, store: ResponseStore, input: HandlerInput): Promise<HandlerResult> {
+  const accountId = input.auth!.accountId;
+  const body = input.body as Json;
+  const given = inputItemsOf(body.input);
+  const resolved = resolveReferences(given, await store.items(accountId, referencedIds(given)));
+  const earlier = typeof body.previous_response_id === 'string' ? await previousItems(store, accountId, body.previous_response_id) : [];
+  const conversation = [...earlier, ...resolved];
+  const result = await handleCompletion(pipeline, { ...input, body: compactionRequest(body, conversation) });
+  if (result.kind !== 'json' || result.status !== 200) return result;
+  return { ...result, body: compactedResponse(result.body as Json, conversation, idBaseOf(input.requestId)) };
 }
 
 /** What a response whose storing failed says about itself (with `store: false`, as one never stored). */

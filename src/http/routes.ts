@@ -57,6 +57,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     createChatCompletion: { handler: complete, protocol: openaiChat, auth: 'client' },
     createMessage: { handler: complete, protocol: anthropicMessages, auth: 'client' },
     createResponse: { handler: (i) => responses.createResponse(pipeline, store, i), protocol: openaiResponses, auth: 'client' },
+    compactResponse: { handler: (i) => responses.compactResponse(pipeline, store, i), protocol: openaiResponses, auth: 'client' },
     getResponse: { handler: (i) => responses.getResponse(store, i), protocol: openaiResponses, auth: 'client' },
     deleteResponse: { handler: (i) => responses.deleteResponse(store, i), protocol: openaiResponses, auth: 'client' },
     listResponseInputItems: { handler: (i) => responses.listInputItems(store, i), protocol: openaiResponses, auth: 'client' },

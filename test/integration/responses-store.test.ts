@@ -55,7 +55,7 @@ describe('stored Responses', () => {
     await first.consumeStream();
     expect(await first.finishReason).toBe('stop');
     const answer = await first.text;
-    const followUp = streamText({ model, messages: [question, ...(await first.response).messages, { role: 'user', content: 'And tomorrow?' }], tools, maxRetries: 0 });
+    const followUp = streamText({ model, messages: [question, ...(await first.responseMessages), { role: 'user', content: 'And tomorrow?' }], tools, maxRetries: 0 });
     await followUp.consumeStream();
 
     // The SDK sent the earlier assistant output by reference only ...
@@ -70,6 +70,28 @@ describe('stored Responses', () => {
     expect(messages[2]).toMatchObject({ content: 'Sunny, 24 C', tool_call_id: (messages[1] as any).tool_calls[0].id });
     expect(messages[3].content).toBe(answer);
     expect(messages[4].content).toBe('And tomorrow?');
+  });
+
+  it('an item_reference to a stored function call gives the model the tool call its output answers', async () => {
+    fake.script('script:anthropic-messages/stream-tool-use', 'words:3');
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const first = await oa.responses.create({ model: 'up-anthropic', input: 'Weather in Paris?', tools });
+    const call = first.output.find((i) => i.type === 'function_call')!;
+    expect(call).toMatchObject({ name: 'get_weather', call_id: 'toolu_01SwyWeather0000000001' });
+    expect(call.id).toMatch(/./);
+    await oa.responses.create({
+      model: 'up-anthropic',
+      tools,
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'item_reference', id: call.id! },
+        { type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 24 C' },
+      ],
+    });
+    const messages = (fake.requests[1].body as any).messages;
+    expect(messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[1].content.at(-1)).toMatchObject({ type: 'tool_use', id: call.call_id, name: 'get_weather', input: JSON.parse(call.arguments) });
+    expect(messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: call.call_id });
   });
 
   it('openai SDK: previous_response_id continues a stored conversation; retrieve, input_items and delete', async () => {

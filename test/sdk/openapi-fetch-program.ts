@@ -51,6 +51,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
 
   const created = await bearer.POST('/v1/responses', { body: { model: 'local-haiku', input: 'Hello', max_output_tokens: 8 } });
   note('createResponse', created.response);
+  note('compactResponse', (await bearer.POST('/v1/responses/compact', { body: { model: 'local-haiku', input: 'Hello' } })).response);
   const responseId = created.data && 'id' in created.data && typeof created.data.id === 'string' ? created.data.id : 'resp_missing';
   note('getResponse', (await bearer.GET('/v1/responses/{response_id}', { params: { path: { response_id: responseId } } })).response);
   note('listResponseInputItems', (await bearer.GET('/v1/responses/{response_id}/input_items', { params: { path: { response_id: responseId }, query: { limit: 5 } } })).response);

@@ -10,6 +10,7 @@ import {
 } from '../../ir/index.js';
 import { decodeEncryptedContent, RESPONSES_ORIGIN } from '../shared/reasoning-envelope.js';
 import { isRecord } from '../shared/json.js';
+import { decodeCompaction } from './compaction.js';
 
 /** The ext key this protocol uses on parts, messages and the request. */
 /** This protocol's extension bag. */
@@ -66,6 +67,13 @@ function decodeItem(out: DecodedInput, item: unknown, param: string): void {
       if (typeof item.id !== 'string') throw invalid('item_reference needs an id', `${param}.id`);
       out.references.push(item.id);
       return;
+    case 'compaction': {
+      // The gateway's own (POST /v1/responses/compact) carry a summary any model can be given.
+      const summary = decodeCompaction(item.encrypted_content);
+      if (summary !== undefined) return void out.messages.push({ role: 'user', content: [{ type: 'text', text: summary }] });
+      out.otherItems.push({ position: out.messages.length, item });
+      return;
+    }
     default:
       if (typeof type !== 'string') throw invalid('input item has no type', `${param}.type`);
       // Hosted tool calls and the like: no IR home, kept for a same-protocol upstream.

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError, type Request } from '../../ir/index.js';
+import { encodeCompaction } from './compaction.js';
 import { decodeRequest } from './decode-request.js';
 import { REFERENCE_PRESENT, readTranscript, transcriptDir } from '../../../test/support/responses-fixtures.js';
 
@@ -19,6 +20,18 @@ function rejection(body: Record<string, unknown>): GatewayError {
 }
 
 describe('decode-request: input', () => {
+  it("the gateway's compaction item is the summary as a user message; another server's travels as an other item", () => {
+    const ours = { type: 'compaction', id: 'cmp_1', encrypted_content: encodeCompaction('Zed lives in Lima.') };
+    const theirs = { type: 'compaction', id: 'cmp_2', encrypted_content: 'gAAAAB-openai-ciphertext' };
+    const r = decode({ input: [{ role: 'user', content: 'Hi' }, ours, theirs, { role: 'user', content: 'Where?' }] });
+    expect(r.messages.map((m) => m.content)).toEqual([
+      [{ type: 'text', text: 'Hi' }],
+      [{ type: 'text', text: 'Summary of the earlier conversation, which was compacted:\n\nZed lives in Lima.' }],
+      [{ type: 'text', text: 'Where?' }],
+    ]);
+    expect(ext(r).otherItems).toEqual([{ position: 2, item: theirs }]);
+  });
+
   it('a string input is one user text message', () => {
     const r = decode({ input: 'Hi' });
     expect(r.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);

@@ -31,6 +31,7 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('countMessageTokens', await sdk.countMessageTokens({ client, body: { model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] } }));
   const created = await sdk.createResponse({ client, body: { model: 'local-haiku', input: 'Hello', max_output_tokens: 8 } });
   note('createResponse', created);
+  note('compactResponse', await sdk.compactResponse({ client, body: { model: 'local-haiku', input: 'Hello' } }));
   const id = created.data && 'id' in created.data && typeof created.data.id === 'string' ? created.data.id : 'resp_missing';
   note('getResponse', await sdk.getResponse({ client, path: { response_id: id } }));
   note('listResponseInputItems', await sdk.listResponseInputItems({ client, path: { response_id: id }, query: { limit: 5 } }));

@@ -36,6 +36,7 @@ export async function runProgram(c: Credentials): Promise<Outcome> {
   note('countMessageTokens', await api.countMessageTokens({ model: 'local-haiku', messages: [{ role: 'user', content: 'Hello' }] }, undefined, apiKey));
   const created = await api.createResponse({ model: 'local-haiku', input: 'Hello', max_output_tokens: 8 }, bearer);
   note('createResponse', created);
+  note('compactResponse', await api.compactResponse({ model: 'local-haiku', input: 'Hello' }, bearer));
   const id = created.status === 200 && 'id' in created.data && typeof created.data.id === 'string' ? created.data.id : 'resp_missing';
   note('getResponse', await api.getResponse(id, bearer));
   note('listResponseInputItems', await api.listResponseInputItems(id, { limit: 5 }, bearer));
