@@ -32,7 +32,7 @@ const tools = {
 
 describe('AI SDK Anthropic provider', () => {
   it('generateText answers with usage', async () => {
-    const r = await generateText({ model, prompt: 'Hello from the Anthropic provider', maxRetries: 0 });
+    const r = await generateText({ model, prompt: 'Hello from the Anthropic provider', maxOutputTokens: 512, maxRetries: 0 });
     expect(r.text).toContain('Hello from the Anthropic provider');
     expect(r.finishReason).toBe('stop');
     expect(r.usage.outputTokens).toBeGreaterThan(0);
@@ -41,7 +41,7 @@ describe('AI SDK Anthropic provider', () => {
 
   it('streamText runs a tool across steps and answers from its result', async () => {
     calls.length = 0;
-    const r = streamText({ model, tools, prompt: 'Weather in Lima? call get_weather', stopWhen: stepCountIs(3), maxRetries: 0 });
+    const r = streamText({ model, tools, prompt: 'Weather in Lima? call get_weather', stopWhen: stepCountIs(3), maxOutputTokens: 512, maxRetries: 0 });
     const kinds = new Set<string>();
     for await (const part of r.fullStream) kinds.add(part.type);
     expect(calls).toHaveLength(1);

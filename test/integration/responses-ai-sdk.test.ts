@@ -1,5 +1,5 @@
 /**
- * The Vercel AI SDK's OpenAI Responses provider (`ai` 6, `@ai-sdk/openai` 3) against
+ * The Vercel AI SDK's OpenAI Responses provider (`ai` 7, `@ai-sdk/openai` 4) against
  * /v1/responses: generateText and streamText, with a tool the SDK executes between steps. The
  * SDK defaults to `store: true`, so its follow-up requests reference earlier output with
  * `item_reference`, which the gateway resolves from its stored responses (responses-store.test.ts).

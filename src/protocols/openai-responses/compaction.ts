@@ -55,12 +55,14 @@ export function compactionRequest(body: Json, conversation: Json[]): Json {
 /**
  * The compacted response: the conversation's user messages (with ids, as stored items have), then
  * the compaction item carrying the model's summary, with the model call's usage. A model that
- * answered no text has compacted nothing: a 502, billed as its call was.
+ * answered no text, or stopped before its summary was whole, has not compacted the conversation
+ * (a cut summary would lose part of it silently): a 502, billed as its call was.
  */
 export function compactedResponse(answer: Json, conversation: Json[], idBase: string): Json {
   const summary = outputText(answer);
-  if (summary === '') {
-    throw new GatewayError('bad_gateway', `The model answered no summary to compact the conversation with (status ${String(answer.status)})`);
+  if (summary === '' || answer.status !== 'completed') {
+    const why = summary === '' ? 'answered no summary' : `stopped before its summary was complete (${String((answer.incomplete_details as Json | null)?.reason ?? answer.status)})`;
+    throw new GatewayError('bad_gateway', `The model ${why}: the conversation was not compacted`);
   }
   const users = conversation.filter(isUserMessage).map((m, i) => ({
     id: typeof m.id === 'string' && m.id !== '' ? m.id : `msg_${idBase}_u${i}`,
