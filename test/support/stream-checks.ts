@@ -87,6 +87,11 @@ export function recordingFetch(): { fetch: typeof fetch; responses: Recorded[]; 
           seen += decoder.decode();
           finished(seen);
         },
+        // The consumer stopped reading: openai 7 cancels the body at `[DONE]`, before the end of the stream.
+        cancel() {
+          seen += decoder.decode();
+          finished(seen);
+        },
       }),
     );
     if (!body) finished('');
