@@ -43,8 +43,8 @@ export interface RouteDeps {
   document: Record<string, unknown>;
   /** Stored Responses; by default on the ledger's database, kept SWITCHYARD_RESPONSES_RETENTION_DAYS. */
   responses?: ResponseStore;
-  /** The identity provider's settings (users' and groups' budgets), when tokens are accepted. */
-  tokens?: { readonly config: IdentityConfig };
+  /** The identity provider's settings in use (users' and groups' budgets), read at each request (a reload applies at once). */
+  identity?: { readonly config: IdentityConfig | undefined };
 }
 
 /** operationId (from generated/openapi.yaml) -> handler. A new endpoint is one line here. */
@@ -89,8 +89,8 @@ export function routeTable(deps: RouteDeps): Record<string, RouteSpec> {
     adminRevokeKey: { handler: (i) => keys.revokeKey(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminListUsers: { handler: (i) => users.listUsers(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminUpdateUser: { handler: (i) => users.updateUser(ledger, i), protocol: openaiChat, auth: 'admin' },
-    adminGetUserBudgets: { handler: (i) => users.getUserBudgets(ledger, deps.tokens?.config, i), protocol: openaiChat, auth: 'admin' },
-    adminGetGroupBudgets: { handler: (i) => users.getGroupBudgets(ledger, deps.tokens?.config, i), protocol: openaiChat, auth: 'admin' },
+    adminGetUserBudgets: { handler: (i) => users.getUserBudgets(ledger, deps.identity?.config, i), protocol: openaiChat, auth: 'admin' },
+    adminGetGroupBudgets: { handler: (i) => users.getGroupBudgets(ledger, deps.identity?.config, i), protocol: openaiChat, auth: 'admin' },
     adminListAudit: { handler: (i) => listAudit(ledger, i), protocol: openaiChat, auth: 'admin' },
     adminListDeployments: { handler: async () => listDeployments(pipeline.catalog, pipeline.health, pipeline.now()), protocol: openaiChat, auth: 'admin' },
     getOpenApiDocument: { handler: json(deps.document), protocol: openaiChat, auth: 'none' },

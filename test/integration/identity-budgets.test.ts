@@ -109,7 +109,7 @@ describe.each(dbTargets)('a user\'s own budget ($name)', (target) => {
     ]);
 
     // Anthropic's shape, through its SDK.
-    const anthropic = new Anthropic({ baseURL: gw.url, authToken: alice, apiKey: null, maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: gw.url, authToken: alice, apiKey: null, maxRetries: 4 });
     // A hold above what is left of the day (a chat request's hold is H; H - 1 is left).
     const refused = await anthropic.messages.create({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
     expect(refused).toBeInstanceOf(Anthropic.APIError);
