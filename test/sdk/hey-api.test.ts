@@ -9,7 +9,7 @@ import { createClient } from '@hey-api/openapi-ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { documentOperationIds, strictTypeErrors, successStatus, seedUser } from './sdk-support.js';
+import { documentOperationIds, strictTypeErrors, successStatus, seedUser, sdkIdentity } from './sdk-support.js';
 
 const here = fileURLToPath(new URL('./hey-api/', import.meta.url));
 let gw: TestGateway;
@@ -21,7 +21,7 @@ beforeAll(async () => {
     plugins: ['@hey-api/client-fetch', 'zod', { name: '@hey-api/sdk', validator: true }],
     logs: { level: 'silent' },
   } as any);
-  gw = await startTestGateway();
+  gw = await startTestGateway({ identity: sdkIdentity() });
 }, 120_000);
 afterAll(async () => gw?.close());
 

@@ -81,6 +81,8 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Outcomes; 
   note('adminListDeployments', (await admin.GET('/admin/deployments')).response);
   note('adminListUsers', (await admin.GET('/admin/users', { params: { query: { limit: 5 } } })).response);
   note('adminUpdateUser', (await admin.PATCH('/admin/users/{user_id}', { params: { path: { user_id: c.userId } }, body: { disabled: false } })).response);
+  note('adminGetUserBudgets', (await admin.GET('/admin/users/{user_id}/budgets', { params: { path: { user_id: c.userId } } })).response);
+  note('adminGetGroupBudgets', (await admin.GET('/admin/groups/{group}/budgets', { params: { path: { group: 'sdk-group' } } })).response);
   note('adminListAudit', (await admin.GET('/admin/audit', { params: { query: { limit: 5 } } })).response);
   note('listUsage', (await bearer.GET('/v1/usage', { params: { query: { limit: 5 } } })).response);
 

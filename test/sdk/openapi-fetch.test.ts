@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { runProgram } from './openapi-fetch-program.js';
-import { documentOperationIds, successStatus, seedUser } from './sdk-support.js';
+import { documentOperationIds, successStatus, seedUser, sdkIdentity } from './sdk-support.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ identity: sdkIdentity() });
 });
 afterAll(async () => gw?.close());
 

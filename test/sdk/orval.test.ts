@@ -10,12 +10,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { documentOperationIds, strictTypeErrors, successStatus, seedUser } from './sdk-support.js';
+import { documentOperationIds, strictTypeErrors, successStatus, seedUser, sdkIdentity } from './sdk-support.js';
 
 const here = fileURLToPath(new URL('./orval/', import.meta.url));
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ identity: sdkIdentity() });
   rmSync(`${here}client`, { recursive: true, force: true });
   // In its own process: orval prints a banner on success, which this run keeps (and shows on failure).
   const options = { input: DOCUMENT_PATH, output: { target: `${here}client/api.ts`, client: 'fetch', mode: 'single', baseUrl: gw.url } };

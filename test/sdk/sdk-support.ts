@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DOCUMENT_PATH } from '../../src/http/openapi-document.js';
+import { buildIdentityConfig, type IdentityConfig } from '../../src/config/identity.js';
 import type { TestGateway } from '../support/gateway.js';
 
 /** Every operationId of the published document. */
@@ -35,4 +36,18 @@ export function strictTypeErrors(tsconfigPath: string): string {
 export async function seedUser(gw: TestGateway): Promise<string> {
   const user = { id: 'usr_sdk_program', issuer: 'https://idp.example', subject: 'sdk', name: 'sdk@example.com', groups: [], organization: null, admin: false };
   return (await gw.ledger.seeUser(user, gw.accountId)).id;
+}
+
+/** The group the programs read the budgets of (adminGetGroupBudgets answers 404 for a group the config does not name). */
+export const SDK_GROUP = 'sdk-group';
+
+/**
+ * Sign-in settings naming SDK_GROUP with a budget, so that every admin operation has something to
+ * answer. No token is verified by the programs, so the issuer is never asked for its keys.
+ */
+export function sdkIdentity(): IdentityConfig {
+  return buildIdentityConfig(
+    { issuer: 'https://idp.example', audience: 'switchyard', jwks_url: 'https://idp.example/jwks', groups: { [SDK_GROUP]: { budgets: [{ period: 'day', limit: 1_000_000 }] } } },
+    {},
+  )!;
 }

@@ -58,6 +58,8 @@ export async function runProgram(c: Credentials): Promise<{ outcomes: Record<str
   note('adminListDeployments', await sdk.adminListDeployments({ client: admin }));
   note('adminListUsers', await sdk.adminListUsers({ client: admin, query: { limit: 5 } }));
   note('adminUpdateUser', await sdk.adminUpdateUser({ client: admin, path: { user_id: c.userId }, body: { disabled: false } }));
+  note('adminGetUserBudgets', await sdk.adminGetUserBudgets({ client: admin, path: { user_id: c.userId } }));
+  note('adminGetGroupBudgets', await sdk.adminGetGroupBudgets({ client: admin, path: { group: 'sdk-group' } }));
   note('adminListAudit', await sdk.adminListAudit({ client: admin, query: { limit: 5 } }));
   note('listUsage', await sdk.listUsage({ client, query: { limit: 5 } }));
   const invoke = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hello' }] };

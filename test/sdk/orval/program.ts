@@ -63,6 +63,8 @@ export async function runProgram(c: Credentials): Promise<Outcome> {
   note('adminListDeployments', await api.adminListDeployments(admin));
   note('adminListUsers', await api.adminListUsers({ limit: 5 }, admin));
   note('adminUpdateUser', await api.adminUpdateUser(c.userId, { disabled: false }, admin));
+  note('adminGetUserBudgets', await api.adminGetUserBudgets(c.userId, admin));
+  note('adminGetGroupBudgets', await api.adminGetGroupBudgets('sdk-group', admin));
   note('adminListAudit', await api.adminListAudit({ limit: 5 }, admin));
   note('listUsage', await api.listUsage({ limit: 5 }, bearer));
   note('bedrockInvokeModel', await api.bedrockInvokeModel('local-haiku', { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] }, bearer));
