@@ -10,8 +10,8 @@ beforeAll(async () => {
 });
 
 const OPERATION_IDS = [
-  'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetLedger', 'adminGetSpend',
-  'adminGetUsage', 'adminListAccounts', 'adminListAudit', 'adminListDeployments', 'adminListKeys', 'adminListUsers', 'adminRevokeKey', 'adminUpdateKey', 'adminUpdateUser',
+  'adminAddCredits', 'adminCreateAccount', 'adminCreateKey', 'adminGetAccount', 'adminGetGroupBudgets', 'adminGetLedger', 'adminGetSpend',
+  'adminGetUsage', 'adminGetUserBudgets', 'adminListAccounts', 'adminListAudit', 'adminListDeployments', 'adminListKeys', 'adminListUsers', 'adminRevokeKey', 'adminUpdateKey', 'adminUpdateUser',
   'bedrockInvokeModel', 'bedrockInvokeModelWithResponseStream', 'compactResponse', 'countMessageTokens', 'createChatCompletion',
   'createMessage', 'createResponse', 'deleteResponse', 'getBalance', 'getMetrics', 'getModel', 'getOpenApiDocument', 'getResponse', 'getRoot', 'getSpend',
   'headRoot', 'listModels', 'listResponseInputItems', 'listUsage', 'vertexCountTokens', 'vertexRawPredict', 'vertexStreamRawPredict',
