@@ -3,8 +3,7 @@
 // src/ledger/statements.ts); a dialect check anywhere else is a rule written twice. The import
 // side of the same boundary is .dependency-cruiser.cjs's `ledger-dialect-chosen-at-connection`.
 // Usage: node tools/check-ledger-dialect.mjs [root (default src)]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { linesOutside } from './source-files.mjs';
 
 const root = process.argv[2] ?? 'src';
 /** Where the database may be named: the connection module and each implementation's own folder. */
@@ -18,22 +17,7 @@ const CHECKS = [
   /\b(dialect|databaseKind|dbKind)\s*===?\s*['"](sqlite|postgres|pglite)['"]/,
 ];
 
-function* files(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* files(path);
-    else if (/\.(ts|mts|js|mjs)$/.test(name)) yield path;
-  }
-}
-
-const problems = [];
-for (const path of files(root)) {
-  const rel = relative(root, path).split(sep).join('/');
-  if (ALLOWED.some((re) => re.test(rel))) continue;
-  readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
-    if (CHECKS.some((re) => re.test(line))) problems.push(`${join(root, rel)}:${i + 1}: ${line.trim()}`);
-  });
-}
+const problems = linesOutside(root, ALLOWED, CHECKS);
 if (problems.length > 0) {
   console.error(`dialect checks outside src/ledger/connect.ts (put the difference behind src/ledger/statements.ts):\n${problems.join('\n')}`);
   process.exit(1);

@@ -5,8 +5,7 @@
 // (ProviderConfig.options, Target.modelOptions). The import side of the same boundary is
 // .dependency-cruiser.cjs's `provider-folders-stay-inside`.
 // Usage: node tools/check-provider-fields.mjs [root (default src)]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { linesOutside } from './source-files.mjs';
 
 const root = process.argv[2] ?? 'src';
 /** Where a provider's own facts may be named: its folder (and the shared provider code). */
@@ -16,22 +15,7 @@ const FIELDS = /\b(max_tokens_field|maxTokensField|fastOptions|tokens_per_second
 /** A provider kind compared by name (`provider.type === 'local'`). */
 const KIND_CHECK = /\btype\s*[!=]==?\s*['"](openai|openai-responses|anthropic|local|gemini|bedrock|vertex-anthropic|vertex-gemini)['"]/;
 
-function* files(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* files(path);
-    else if (/\.(ts|mts|js|mjs)$/.test(name)) yield path;
-  }
-}
-
-const problems = [];
-for (const path of files(root)) {
-  const rel = relative(root, path).split(sep).join('/');
-  if (ALLOWED.some((re) => re.test(rel))) continue;
-  readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
-    if (FIELDS.test(line) || KIND_CHECK.test(line)) problems.push(`${join(root, rel)}:${i + 1}: ${line.trim()}`);
-  });
-}
+const problems = linesOutside(root, ALLOWED, [FIELDS, KIND_CHECK]);
 if (problems.length > 0) {
   console.error(`provider facts outside src/providers/ (declare them on the provider: Provider.options, capabilities(target), builtIn):\n${problems.join('\n')}`);
   process.exit(1);

@@ -8,7 +8,8 @@
 //   file of src/ that is not a test never imports vitest, test/ or tools/.
 // Imports are followed through test/ and tools/ (the helpers), not through src/.
 // Usage: node tools/check-test-layout.mjs [repository root (default: this one)]
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { sourceFiles } from './source-files.mjs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const repo = resolve(process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..'));
@@ -27,15 +28,7 @@ const REAL = [
 /** Folders of test/ whose subject is a file rather than a running thing. */
 const OWN_SUBJECT = [/^test\/package\//];
 
-function* files(dir) {
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* files(path);
-    else if (/\.(ts|tsx|mts|mjs)$/.test(name)) yield path;
-  }
-}
+const files = (dir) => sourceFiles(dir, /\.(ts|tsx|mts|mjs)$/);
 
 /** A file's imports: repo-relative paths for relative specifiers, the bare specifier otherwise. */
 const importsCache = new Map();
