@@ -5,8 +5,9 @@
  * `item_reference`, which the gateway resolves from its stored responses (responses-store.test.ts).
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { weatherTools } from '../support/ai-sdk-weather.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { recordingFetch } from '../support/stream-checks.js';
 
@@ -21,16 +22,7 @@ beforeAll(async () => {
 afterAll(async () => gw?.close());
 
 const calls: string[] = [];
-const tools = {
-  get_weather: tool({
-    description: 'Weather of a city',
-    inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
-    execute: async ({ city }) => {
-      calls.push(city);
-      return `Sunny in ${city}`;
-    },
-  }),
-};
+const tools = weatherTools(calls);
 
 describe('AI SDK OpenAI Responses provider', () => {
   it('generateText answers with usage', async () => {
