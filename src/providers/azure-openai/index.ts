@@ -1,10 +1,5 @@
 import type { Provider, ProviderCall, ProviderConfig } from '../types.js';
-import { openaiProvider } from '../openai/index.js';
-import { decodeError } from '../openai/decode-error.js';
-import { decodeResponse } from '../openai/decode-response.js';
-import { decodeChatStream, initChatStream } from '../openai/decode-stream.js';
-import { encodeRequest } from '../openai/encode-request.js';
-import { streamUpstream } from '../transport/stream-upstream.js';
+import { openaiProvider, streamChatCompletions } from '../openai/index.js';
 
 /** The data-plane API version sent when `options.api_version` gives none (Azure's GA version of 2024-10-21). */
 const DEFAULT_API_VERSION = '2024-10-21';
@@ -27,18 +22,9 @@ export const azureOpenaiProvider = {
   },
   stream(call: ProviderCall) {
     const provider = call.target.provider;
-    const { body, headers } = encodeRequest(call.request, call.target);
+    const auth = { ...(provider.apiKey ? { 'api-key': provider.apiKey } : {}), ...provider.headers };
     // The deployment in the path names the model; Azure ignores a `model` in the body.
-    delete body.model;
-    return streamUpstream(call, {
-      url: deploymentUrl(provider, call.target.upstreamModel),
-      headers: { ...(provider.apiKey ? { 'api-key': provider.apiKey } : {}), ...provider.headers, ...headers },
-      body,
-      decodeError,
-      decodeStream: decodeChatStream,
-      initStream: initChatStream,
-      decodeResponse,
-    });
+    return streamChatCompletions(call, deploymentUrl(provider, call.target.upstreamModel), auth, (body) => delete body.model);
   },
 } satisfies Provider;
 

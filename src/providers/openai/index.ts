@@ -28,15 +28,25 @@ export const openaiProvider = {
   capabilities: () => CAPABILITIES,
   options: openaiOptionsSpec,
   stream(call: ProviderCall) {
-    const { body, headers } = encodeRequest(call.request, call.target);
-    return streamUpstream(call, {
-      url: chatCompletionsUrl(call.target.provider.baseUrl),
-      headers: { ...authHeaders(call.target.provider), ...headers },
-      body,
-      decodeError,
-      decodeStream: decodeChatStream,
-      initStream: initChatStream,
-      decodeResponse,
-    });
+    return streamChatCompletions(call, chatCompletionsUrl(call.target.provider.baseUrl), authHeaders(call.target.provider));
   },
 } satisfies Provider;
+
+/**
+ * One Chat Completions call at `url` with `auth` (the credential and the provider's own headers):
+ * OpenAI's wire, for OpenAI and for upstreams that speak it at another address (Azure). `shape`
+ * adjusts the encoded body for such an upstream.
+ */
+export function streamChatCompletions(call: ProviderCall, url: string, auth: Record<string, string>, shape?: (body: Record<string, unknown>) => void) {
+  const { body, headers } = encodeRequest(call.request, call.target);
+  shape?.(body);
+  return streamUpstream(call, {
+    url,
+    headers: { ...auth, ...headers },
+    body,
+    decodeError,
+    decodeStream: decodeChatStream,
+    initStream: initChatStream,
+    decodeResponse,
+  });
+}
