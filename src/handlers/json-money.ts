@@ -1,3 +1,5 @@
+import { unitsAsNanosText } from '../ledger/index.js';
+
 /** Money and token counts are bigint inside; JSON numbers outside (exact below 2^53). */
 export function toJsonNumber(v: bigint | number): number {
   if (typeof v === 'number') return v;
@@ -14,6 +16,5 @@ export const MONEY_UNIT = 'nanodollars';
  * from its exact decimal text (37_500_000 -> 37.5).
  */
 export function rateAsNanos(rate: bigint): number {
-  const frac = (rate % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return Number(`${rate / 1_000_000n}${frac ? `.${frac}` : ''}`);
+  return Number(unitsAsNanosText(rate));
 }

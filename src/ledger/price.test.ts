@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../ir/usage.js';
 import type { Price, TokenRates } from '../routing/catalog.js';
-import { costOf, holdAmount, priceUsage, requestHold, roundUpToNanos, splitRoundedUp } from './price.js';
+import { costOf, holdAmount, priceUsage, requestHold, roundUpToNanos, splitRoundedUp, unitsAsNanosText } from './price.js';
 
 /** $1 per million tokens in femtodollars per token. */
 const M = 1_000_000_000n;
@@ -181,5 +181,17 @@ describe('holdAmount and requestHold: a true worst case', () => {
   it('rejects an empty candidate list', () => {
     expect(() => holdAmount(1, 1, [])).toThrow(RangeError);
     expect(() => requestHold(1, [])).toThrow(RangeError);
+  });
+});
+
+describe('unitsAsNanosText', () => {
+  it('writes rate units as exact decimal nanodollars', () => {
+    expect([37_500_000n, 3n * M, 1n, 0n, 1_000_000n, 123_456_789n, -2_500_000n].map(unitsAsNanosText)).toEqual(['37.5', '3000', '0.000001', '0', '1', '123.456789', '-2.5']);
+  });
+  it('is the exact value: read back it is the units again', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (u) => {
+      const [whole, frac = ''] = unitsAsNanosText(u).split('.');
+      return BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0')) === u;
+    }));
   });
 });

@@ -12,6 +12,15 @@ export function roundUpToNanos(units: bigint): bigint {
   return (units + RATE_UNITS_PER_NANODOLLAR - 1n) / RATE_UNITS_PER_NANODOLLAR;
 }
 
+/** Rate units (femtodollars) as nanodollars in exact decimal text: 37_500_000 -> "37.5". */
+export function unitsAsNanosText(units: bigint): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = units < 0n ? -units : units;
+  const digits = RATE_UNITS_PER_NANODOLLAR.toString().length - 1;
+  const frac = (abs % RATE_UNITS_PER_NANODOLLAR).toString().padStart(digits, '0').replace(/0+$/, '');
+  return `${sign}${abs / RATE_UNITS_PER_NANODOLLAR}${frac ? `.${frac}` : ''}`;
+}
+
 /** One kind of token (or server-tool use) with its count and unit price, as an invoice line. */
 export interface PricedLine {
   kind: string;

@@ -152,6 +152,17 @@ export interface StoredResponseItemsTable {
   item: unknown;
 }
 
+/** A usage export's cursor and who exports now (usage-export.ts). */
+export interface UsageExportsTable {
+  name: string;
+  after_created_at: Generated<Date>;
+  after_request_id: Generated<string>;
+  delivered: Generated<bigint>;
+  delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  holder: string | null;
+  held_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -165,6 +176,7 @@ export interface Database {
   stored_response_items: StoredResponseItemsTable;
   users: UsersTable;
   audit_log: AuditLogTable;
+  usage_exports: UsageExportsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

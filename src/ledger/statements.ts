@@ -1,5 +1,5 @@
 import type { Kysely, Migration, RawBuilder } from 'kysely';
-import type { AccountRow, BudgetPeriod, Database, JournalRow } from './schema.js';
+import type { AccountRow, BudgetPeriod, Database, JournalRow, UsageRecordRow } from './schema.js';
 import type { HoldBudget, HoldRequest, SettleRequest, UsageRecordInput } from './types.js';
 
 /**
@@ -53,6 +53,20 @@ export interface LedgerStatements {
 
   /** Stores a response and its referable items (nothing when the id is stored already). */
   storeResponse(r: StoredResponseRow): Promise<void>;
+
+  /**
+   * Claims the usage export `name` for `holder` until `ttlMs` from now, or renews its claim; the
+   * export's cursor is created (at the ledger's start) the first time. False while another
+   * holder's claim runs (see usage-export.ts).
+   */
+  claimUsageExport(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Up to `limit` usage records after the export's cursor and older than `marginMs` by the statement's clock, in (created_at, request_id) order. */
+  usageToExport(name: string, marginMs: number, limit: number): Promise<UsageRecordRow[]>;
+  /**
+   * Moves the cursor to the record `requestId` (`count` more delivered) and renews the claim;
+   * false when `holder` no longer holds the export or the cursor is at or past that record already.
+   */
+  advanceUsageExport(name: string, holder: string, requestId: string, count: number, ttlMs: number): Promise<boolean>;
 }
 
 /** A hold that passed validation, with its place in the batch. */

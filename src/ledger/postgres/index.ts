@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { AccountRow, Database, JournalRow } from '../schema.js';
+import type { AccountRow, Database, JournalRow, UsageRecordRow } from '../schema.js';
 import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
 import type {
   BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
@@ -10,6 +10,7 @@ import { placeHolds } from './place-holds.js';
 import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
 import { budgetUsage, checkTimeZone, ownedBudgetUsage } from './budgets.js';
+import { advanceUsageExport, claimUsageExport, usageToExport } from './usage-export.js';
 
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
   day: sql`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
@@ -123,5 +124,15 @@ export class PostgresStatements implements LedgerStatements {
         FROM jsonb_to_recordset(${toJson(r.items)}::jsonb) AS x(item_id text, item jsonb)
         ON CONFLICT DO NOTHING`.execute(tx);
     });
+  }
+
+  claimUsageExport(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return claimUsageExport(this.db, name, holder, ttlMs);
+  }
+  usageToExport(name: string, marginMs: number, limit: number): Promise<UsageRecordRow[]> {
+    return usageToExport(this.db, name, marginMs, limit);
+  }
+  advanceUsageExport(name: string, holder: string, requestId: string, count: number, ttlMs: number): Promise<boolean> {
+    return advanceUsageExport(this.db, name, holder, requestId, count, ttlMs);
   }
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { AccountRow, Database, JournalRow } from '../schema.js';
+import type { AccountRow, Database, JournalRow, UsageRecordRow } from '../schema.js';
 import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
 import type {
   BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
@@ -12,6 +12,7 @@ import { placeHolds } from './place-holds.js';
 import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
 import { budgetUsage, ownedBudgetUsage } from './budgets.js';
+import { advanceUsageExport, claimUsageExport, usageToExport } from './usage-export.js';
 
 /** created_at is epoch milliseconds here: the UTC day by strftime. */
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
@@ -119,5 +120,15 @@ export class SqliteStatements implements LedgerStatements {
         FROM json_each(${toJson(r.items)}) AS x WHERE true
         ON CONFLICT DO NOTHING`.execute(tx);
     });
+  }
+
+  claimUsageExport(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return claimUsageExport(this.db, name, holder, ttlMs);
+  }
+  usageToExport(name: string, marginMs: number, limit: number): Promise<UsageRecordRow[]> {
+    return usageToExport(this.db, name, marginMs, limit);
+  }
+  advanceUsageExport(name: string, holder: string, requestId: string, count: number, ttlMs: number): Promise<boolean> {
+    return advanceUsageExport(this.db, name, holder, requestId, count, ttlMs);
   }
 }
