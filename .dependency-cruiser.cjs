@@ -1,4 +1,4 @@
-/** Imports point down (CONTRIBUTING.md, "Shape" 5): main -> app -> http -> handlers -> pipeline -> {routing, ledger, limits} -> {protocols, providers} -> ir. */
+/** Imports point down (CONTRIBUTING.md, "Shape" 5): main -> app -> http -> handlers -> pipeline -> {routing, ledger, limits} -> {protocols, providers} -> ir; app -> export -> ledger. */
 const layer = (name) => `^src/${name}/`;
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 
@@ -11,6 +11,7 @@ module.exports = {
     forbid('ledger-below-pipeline', layer('ledger'), '^src/(pipeline|handlers|http|protocols|providers|app)/', 'the ledger knows nothing of requests'),
     forbid('limits-below-pipeline', layer('limits'), '^src/(pipeline|handlers|http|ledger|protocols|providers|routing|app|config)/', 'rate limits know keys and numbers, nothing of requests'),
     forbid('telemetry-below-pipeline', layer('telemetry'), '^src/(pipeline|handlers|http|ledger|protocols|providers|routing|limits|app|config)/', 'telemetry makes spans and records; the seams above tell it what happened'),
+    forbid('export-below-app', layer('export'), '^src/(pipeline|handlers|http|protocols|providers|routing|limits|telemetry|app|config)/', 'the usage export reads the ledger and posts to the operator; only the app starts it'),
     forbid('otel-sdk-only-in-telemetry', '^src/(?!telemetry/otel/)', 'node_modules/@opentelemetry/', 'the SDK is loaded only when an OTEL_* variable asks for it (telemetry/load-telemetry.ts)'),
     forbid('routing-below-pipeline', layer('routing'), '^src/(pipeline|handlers|http|ledger|protocols|app)/', ''),
     forbid('pipeline-below-handlers', layer('pipeline'), '^src/(handlers|http|app)/', ''),

@@ -4,7 +4,8 @@ import { checkIdentityModels, type IdentityConfig } from '../config/identity.js'
 import { loadConfigFile, loadIdentityConfig } from '../config/load-config.js';
 import { startGateway, type Gateway } from './start-gateway.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
-import { dataDirFromEnv, ledgerOptionsFromEnv, type Ledger } from '../ledger/index.js';
+import { dataDirFromEnv, DEFAULT_STATEMENT_TIMEOUT_MS, ledgerOptionsFromEnv, type Ledger } from '../ledger/index.js';
+import type { UsageWebhookSettings } from '../export/usage-webhook.js';
 import { demoBanner, HeldOutput, type DemoDetails } from './demo-banner.js';
 
 /** Demo balance: $10 in nanodollars. */
@@ -30,9 +31,34 @@ function envInteger(name: string, min: number, max: number): number | undefined 
   return v;
 }
 
+/** Beyond the statement timeout, what a usage record's statement may take to commit, by default (see ledger/usage-export.ts). */
+const USAGE_WEBHOOK_DELAY_BEYOND_TIMEOUT_MS = 10_000;
+
+/**
+ * The usage webhook, on when SWITCHYARD_USAGE_WEBHOOK_URL is set: its signing secret, the delay
+ * before a record is sent (longer than the statement timeout: the cursor rule needs it), the
+ * records per POST and how long a claim on the export outlives its instance.
+ */
+function usageWebhookFromEnv(statementTimeoutMs: number): UsageWebhookSettings | undefined {
+  const url = process.env.SWITCHYARD_USAGE_WEBHOOK_URL;
+  if (!url) return undefined;
+  const marginMs = envInteger('SWITCHYARD_USAGE_WEBHOOK_DELAY_MS', 1, MAX_TIMER_MS) ?? statementTimeoutMs + USAGE_WEBHOOK_DELAY_BEYOND_TIMEOUT_MS;
+  if (marginMs <= statementTimeoutMs) {
+    throw new Error(`SWITCHYARD_USAGE_WEBHOOK_DELAY_MS (${marginMs}) must be longer than the database statement timeout (${statementTimeoutMs} ms): records younger than that may not all be visible yet`);
+  }
+  return {
+    url,
+    secret: process.env.SWITCHYARD_USAGE_WEBHOOK_SECRET || undefined,
+    marginMs,
+    batchSize: envInteger('SWITCHYARD_USAGE_WEBHOOK_BATCH', 1, 1_000),
+    claimMs: envInteger('SWITCHYARD_USAGE_WEBHOOK_CLAIM_MS', 300, MAX_TIMER_MS),
+  };
+}
+
 /** `switchyard serve`: start on the environment's settings; SIGINT/SIGTERM drain, then stop. */
 export async function serve(opts: ServeOptions): Promise<Gateway> {
   const db = ledgerOptionsFromEnv();
+  const statementTimeoutMs = envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS);
   // The demo's banner is what a person reads first: the log lines of the start wait behind it.
   const held = opts.demo ? new HeldOutput(process.stdout) : undefined;
   const gateway = await startGateway({
@@ -57,7 +83,8 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     },
     metricsToken: process.env.SWITCHYARD_METRICS_TOKEN || undefined,
     dbConnectTimeoutMs: envInteger('SWITCHYARD_DB_CONNECT_TIMEOUT_MS', 1, MAX_TIMER_MS),
-    dbStatementTimeoutMs: envInteger('SWITCHYARD_DB_STATEMENT_TIMEOUT_MS', 1, MAX_TIMER_MS),
+    dbStatementTimeoutMs: statementTimeoutMs,
+    usageWebhook: usageWebhookFromEnv(statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
     // OpenTelemetry, from the standard OTEL_* variables only (off, and never loaded, when none is set).
     telemetry: (o) => loadTelemetry(process.env, o),
   }).catch((err: unknown) => {

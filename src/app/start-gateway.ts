@@ -13,6 +13,8 @@ import { GatewayError } from '../ir/index.js';
 import { ApiDocument } from '../http/openapi-document.js';
 import { DEFAULT_HOLD_TTL_MS, openLedger, type EmbeddedDatabase, type Ledger } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
+import { UsageExportCursor } from '../ledger/index.js';
+import { checkUsageWebhookSettings, UsageWebhook, type UsageWebhookSettings } from '../export/usage-webhook.js';
 import { openRateLimiter, type RateLimiter } from '../limits/index.js';
 import { localKeyEvents, redisKeyEvents } from './key-events.js';
 import { providers as builtInProviders } from '../providers/registry.js';
@@ -22,6 +24,8 @@ import type { Catalog } from '../routing/catalog.js';
 import { catalogPolicy, openDeploymentHealth, type DeploymentHealth } from '../routing/health/index.js';
 import { createScrubber, logRedaction, type Scrubber } from '../util/redact.js';
 import type { Telemetry, TelemetryOptions } from '../telemetry/types.js';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 
 export interface GatewayOptions {
   host?: string;
@@ -81,6 +85,8 @@ export interface GatewayOptions {
    * none when absent or when it answers undefined. The gateway shuts it down when it closes.
    */
   telemetry?: (opts: TelemetryOptions) => Promise<Telemetry | undefined>;
+  /** Delivers every usage record to this webhook, at least once (export/usage-webhook.ts); off when absent. */
+  usageWebhook?: UsageWebhookSettings;
 }
 
 export interface Gateway {
@@ -146,6 +152,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
           { level, ...logRedaction(scrubber) },
           opts.requestLogDestination ?? pino.destination({ dest: 1, minLength: REQUEST_LOG_BUFFER_BYTES, maxWrite: REQUEST_LOG_MAX_WRITE_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }),
         );
+  if (opts.usageWebhook) checkUsageWebhookSettings(opts.usageWebhook);
   const identity = 'identity' in opts ? opts.identity : loadIdentityConfig(opts.configPath);
   if (identity) checkIdentityModels(identity, catalog);
   const ownsLedger = !opts.ledger;
@@ -211,6 +218,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     identity: identityInUse,
     telemetry,
   });
+  // Read from the ledger, off every request's path; one instance of those sharing a database delivers at a time.
+  const usageWebhook = opts.usageWebhook && new UsageWebhook({ ...opts.usageWebhook, cursor: new UsageExportCursor(ledger.statements, 'webhook', exporterId()), log });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   // Node keeps the first 2,000 headers and drops the rest without a word, so a request with more
@@ -222,6 +231,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const release = async () => {
     stopReaper();
     stopAnnouncing();
+    // What it had not delivered is read again by the next holder of the export.
+    await usageWebhook?.stop();
     await Promise.all([keyEvents.close(), ownsLimiter ? limiter.close() : undefined, ownsHealth ? health.close() : undefined]);
     // Waits for every submitted settle before closing the connections.
     if (ownsLedger) await ledger.close();
@@ -235,6 +246,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   } catch (e) {
     await release();
     throw e;
+  }
+  if (usageWebhook) {
+    usageWebhook.start();
+    log.info({ to: new URL(opts.usageWebhook!.url).origin, signed: opts.usageWebhook!.secret !== undefined, delayMs: opts.usageWebhook!.marginMs }, 'usage webhook: on');
   }
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
@@ -294,10 +309,15 @@ function knownSecrets(opts: GatewayOptions, catalog: () => Catalog): () => Reado
     const current = catalog();
     if (current !== seen) {
       seen = current;
-      list = [opts.adminKey, opts.metricsToken, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN, ...[...current.providers.values()].map((p) => p.apiKey)];
+      list = [opts.adminKey, opts.metricsToken, opts.usageWebhook?.secret, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN, ...[...current.providers.values()].map((p) => p.apiKey)];
     }
     return list;
   };
+}
+
+/** This process, as the usage export's claim names it: unique among the instances sharing a database. */
+function exporterId(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 }
 
 /** Listening, or an error that says which address and what to do (a busy port is an operator's everyday mistake, not a crash). */

@@ -112,3 +112,22 @@ export const deploymentCooldown = new Gauge({
     for (const [id, c] of cooling) this.set({ deployment: id }, c ? 1 : 0);
   },
 });
+
+export const usageWebhookRecords = new Counter({
+  name: 'switchyard_usage_webhook_records_total',
+  help: 'Usage records the usage webhook delivered (acknowledged with a 2xx), by this instance.',
+  registers: [metricsRegistry],
+});
+
+export const usageWebhookFailures = new Counter({
+  name: 'switchyard_usage_webhook_failures_total',
+  help: 'Usage webhook deliveries that failed and will be retried, by the answer\'s status (error: no answer).',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const usageWebhookCursor = new Gauge({
+  name: 'switchyard_usage_webhook_cursor_timestamp_seconds',
+  help: 'When the last usage record this instance delivered was made (Unix seconds): time() minus it is how far the export lags.',
+  registers: [metricsRegistry],
+});
