@@ -52,6 +52,7 @@ lint: install typecheck lint-openapi
 	node tools/check-ledger-dialect.mjs src
 	node tools/check-test-layout.mjs
 	node tools/check-provider-fields.mjs src
+	node tools/check-bags.mjs src
 
 ## Redocly's recommended rules (redocly.yaml) and Spectral's oas rules (.spectral.yaml): errors fail,
 ## the warnings left are listed in spec/DECISIONS.md.

@@ -1,31 +1,13 @@
 /**
  * Content parts: the pieces a conversation turn is made of, independent of any wire protocol.
  *
- * Every part may carry `ext`, a bag of fields the IR has no home for. A decoder puts the
- * unknown fields of a block there (e.g. Anthropic `cache_control`, a tool_use `caller`), and
- * an encoder of the same protocol writes them back, so same-protocol passthrough loses nothing.
+ * Every part may carry `ext`, its protocol's bag of fields the IR has no home for (bags.ts). A
+ * decoder puts the unknown fields of a block there (e.g. Anthropic `cache_control`, a tool_use
+ * `caller`), and an encoder of the same protocol writes them back, so same-protocol passthrough
+ * loses nothing.
  */
 
-/** The extension bag keys, one per client protocol: the only definition of each. */
-export const CHAT_EXT = 'openai-chat';
-export const MESSAGES_EXT = 'anthropic';
-export const RESPONSES_EXT = 'openai-responses';
-
-/** One protocol's fields with no IR home, as its decoder found them. */
-export type Bag = Record<string, unknown>;
-
-/**
- * Fields with no IR home, one bag per client protocol. Only that protocol's decoder writes its
- * bag, and only an encoder of the same protocol (its provider, for same-protocol passthrough, or
- * its client encoder) reads it: what another protocol needs travels in the IR proper.
- */
-export interface Ext {
-  [CHAT_EXT]?: Bag;
-  [MESSAGES_EXT]?: Bag;
-  [RESPONSES_EXT]?: Bag;
-}
-
-export type ExtKey = keyof Ext;
+import type { Ext, ImageExt, MessageExt, ReasoningExt, ServerToolExt, TextExt, ToolCallExt, ToolResultExt } from './bags.js';
 
 export interface TextPart {
   type: 'text';
@@ -39,7 +21,7 @@ export interface TextPart {
   hoisted?: boolean;
   /** What backs the text (Anthropic citations: document, search-result and web-search locations), as the upstream sent them. */
   citations?: Citation[];
-  ext?: Ext;
+  ext?: TextExt;
 }
 
 /** One citation, as the upstream sent it; `type` names its kind (`web_search_result_location`, `char_location`, ...). */
@@ -54,7 +36,7 @@ export interface ImagePart {
   source: ImageSource;
   /** OpenAI's `detail` (chat `image_url.detail`, Responses `input_image.detail`). */
   detail?: string;
-  ext?: Ext;
+  ext?: ImageExt;
 }
 
 /**
@@ -93,7 +75,7 @@ export interface ReasoningPart {
   /** Opaque redacted/encrypted reasoning (Anthropic redacted_thinking.data, Responses encrypted_content). */
   redacted?: string;
   origin?: ReasoningOrigin;
-  ext?: Ext;
+  ext?: ReasoningExt;
 }
 
 export interface ToolCallPart {
@@ -102,7 +84,7 @@ export interface ToolCallPart {
   name: string;
   /** The arguments as JSON text, exactly as produced. `{}` for a tool without input. */
   arguments: string;
-  ext?: Ext;
+  ext?: ToolCallExt;
 }
 
 export interface ToolResultPart {
@@ -110,7 +92,7 @@ export interface ToolResultPart {
   toolCallId: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
-  ext?: Ext;
+  ext?: ToolResultExt;
 }
 
 /**
@@ -124,7 +106,7 @@ export interface ServerToolCallPart {
   name: string;
   /** The input as JSON text, exactly as produced. */
   arguments: string;
-  ext?: Ext;
+  ext?: ServerToolExt;
 }
 
 /**
@@ -136,7 +118,7 @@ export interface ServerToolResultPart {
   toolCallId: string;
   kind: string;
   content: unknown;
-  ext?: Ext;
+  ext?: ServerToolExt;
 }
 
 export type UserPart = TextPart | ImagePart;
@@ -154,7 +136,7 @@ export interface FallbackPart {
 }
 
 export type Message =
-  | { role: 'user'; content: UserPart[]; ext?: Ext }
-  | { role: 'assistant'; content: AssistantPart[]; ext?: Ext }
+  | { role: 'user'; content: UserPart[]; ext?: MessageExt }
+  | { role: 'assistant'; content: AssistantPart[]; ext?: MessageExt }
   /** Results of tool calls. Anthropic carries these inside a user turn; decoders split them out. */
   | { role: 'tool'; content: ToolResultPart[]; ext?: Ext };

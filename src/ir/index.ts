@@ -1,3 +1,4 @@
+export * from './bags.js';
 export * from './content.js';
 export * from './request.js';
 export * from './usage.js';

@@ -1,4 +1,5 @@
-import type { Bag, CHAT_EXT, Ext, MESSAGES_EXT, Message, RESPONSES_EXT, TextPart } from './content.js';
+import type { ExtKey, RequestExt, ToolExt } from './bags.js';
+import type { Message, TextPart } from './content.js';
 
 /** The client protocols the gateway speaks (Bedrock's and Vertex's are Claude's cloud formats of messages). */
 export type ClientProtocol = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'bedrock-invoke' | 'vertex-raw-predict';
@@ -14,7 +15,7 @@ export interface Tool {
    * and `group` gives a Responses client (or upstream) its two names back.
    */
   group?: ToolGroup;
-  ext?: Ext;
+  ext?: ToolExt;
 }
 
 /** Where a namespaced function sits: its namespace and its own name there. */
@@ -108,12 +109,20 @@ export interface Request {
   fast: boolean;
   fallbacks: Fallbacks;
   /**
-   * Request fields with no IR home, keyed by the protocol they came from, so that a
-   * same-protocol upstream receives them unchanged (e.g. `{ "anthropic": { metadata, ... } }`).
+   * Request fields with no IR home, in the bag of the protocol they came from (bags.ts), so that a
+   * same-protocol upstream receives them unchanged (e.g. `{ "anthropic": { fields: { metadata, ... } } }`).
    */
   ext: RequestExt;
   /** Headers that matter for same-protocol passthrough (`anthropic-beta`, `anthropic-version`). */
   passHeaders: Record<string, string>;
+  /**
+   * What of the request only an upstream speaking the client's protocol natively takes (server
+   * tools, unknown body fields, beta headers, ...), as its decoder found it: the pipeline names
+   * each in a warning for any other upstream. Absent: nothing.
+   */
+  nativeOnly?: NativeOnly[];
+  /** What of the request its decoder could give no upstream, each named in a warning. Absent: nothing. */
+  dropped?: DroppedFeature[];
   /** Who the request is for, as the client named it; recorded on the usage record. */
   attribution?: Attribution;
   /** What the request may be billed for beyond its tokens, as it asked: the hold covers it. */
@@ -128,36 +137,30 @@ export interface BillingHints {
   serverToolUses?: Record<string, number>;
 }
 
-/** A request's extension bags: the protocols' unknown fields, and what each decoder keeps for its own upstream. */
-export interface RequestExt {
-  [CHAT_EXT]?: Bag;
-  [MESSAGES_EXT]?: MessagesRequestBag;
-  [RESPONSES_EXT]?: ResponsesRequestBag;
+/** Something of a request that only an upstream speaking its client's protocol natively takes. */
+export interface NativeOnly {
+  /** The client protocol (its bag key): an upstream whose `nativeProtocol` it is takes it. */
+  protocol: ExtKey;
+  /** Only such an upstream that also runs the protocol's server tools (`capabilities.serverTools`) takes it. */
+  serverTools?: boolean;
+  /** How the warning names the upstreams that take it: "the upstream is not <upstream>" (`Anthropic`, `Responses-speaking`). */
+  upstream: string;
+  /** What it is, as the warning names it (`server tools`, `fields`, `anthropic-beta`, `hosted tools`, ...). */
+  feature: string;
+  /** Which ones (tool types, field names, the header's value, ...), listed by the warning; empty: none are named. */
+  names: string[];
+  /** It is in the conversation's earlier turns (the warning says "dropped from the conversation"). */
+  inConversation?: boolean;
 }
 
-/** A Messages request's fields with no IR home. */
-export interface MessagesRequestBag extends Bag {
-  /** Server tools (`web_search_20250305`, ...): only an upstream that runs them gets them. */
-  serverTools?: unknown[];
-  /** The raw `output_config.effort`, kept for translation. */
-  reasoning_effort?: unknown;
-  output_config?: unknown;
-  metadata?: unknown;
-}
-
-/** A Responses request's fields with no IR home, and what the decoder keeps for a Responses upstream. */
-export interface ResponsesRequestBag extends Bag {
-  /** Hosted tools (web_search, mcp, ...), as sent. */
-  hostedTools?: unknown[];
-  /** Input items the IR has no form for, with the message index they came before. */
-  otherItems?: Array<{ position: number; item: Record<string, unknown> }>;
-  /** `item_reference` ids that could not be resolved. */
-  droppedReferences?: string[];
-  /** The raw `reasoning.effort` (`minimal`, `none`, ...). */
-  reasoningEffort?: unknown;
-  /** The raw `tool_choice` when it names hosted tools. */
-  toolChoice?: unknown;
-  previousResponseId?: string;
+/** Something of a request no upstream gets. */
+export interface DroppedFeature {
+  /** What it is, as the warning names it (`item_reference`). */
+  feature: string;
+  /** Why, as the warning says it (`no stored responses`). */
+  reason: string;
+  /** Which ones, listed by the warning. */
+  names: string[];
 }
 
 /** The end user and session a client names, for cost attribution (never sent anywhere). */

@@ -70,7 +70,7 @@ describe('openai encode-request', () => {
 
   it('passes unknown ext fields through without letting them override owned fields', () => {
     const { body } = encodeOpenai(
-      baseRequest({ ext: { 'openai-chat': { response_format: { type: 'json_object' }, seed: 7, user: 'u1', model: 'evil', messages: [], stream: false } } }),
+      baseRequest({ ext: { 'openai-chat': { fields: { response_format: { type: 'json_object' }, seed: 7, user: 'u1', model: 'evil', messages: [], stream: false } } } }),
       target('openai'),
     );
     expect(body).toMatchObject({ response_format: { type: 'json_object' }, seed: 7, user: 'u1', model: 'up-model', stream: true });
@@ -135,7 +135,7 @@ describe('anthropic encode-request', () => {
     const { body, headers } = encodeAnthropic(
       baseRequest({
         temperature: 0.3,
-        ext: { anthropic: { metadata: { user_id: 'u' }, top_k: 5, tools: [{ type: 'web_search_20250305', name: 'web_search' }], model: 'evil' } },
+        ext: { anthropic: { fields: { metadata: { user_id: 'u' }, top_k: 5, model: 'evil' }, serverTools: [{ type: 'web_search_20250305', name: 'web_search' }] } },
       }),
       target('anthropic', { speed: 'fast' }),
     );

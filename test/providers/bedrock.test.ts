@@ -87,7 +87,7 @@ describe('the Bedrock provider on InvokeModel', () => {
     await run('script:bedrock/invoke-stream-text', true, {
       system: [{ type: 'text', text: 'Be brief.' }],
       maxTokens: 300,
-      ext: { anthropic: { top_k: 5, metadata: { user_id: 'u1' }, serverTools: [{ type: 'web_search_20250305', name: 'web_search' }] } },
+      ext: { anthropic: { fields: { top_k: 5, metadata: { user_id: 'u1' } }, serverTools: [{ type: 'web_search_20250305', name: 'web_search' }] } },
       passHeaders: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
     });
     expect(fake.requests[0].body).toEqual({
@@ -328,7 +328,7 @@ describe('the Bedrock provider on Converse', () => {
 
   it("carries a messages client's own fields and betas to Claude in additionalModelRequestFields, never to other models", async () => {
     const over = { options: { region: 'eu-west-1', api: 'converse' } };
-    const request = { ext: { anthropic: { top_k: 5, metadata: { user_id: 'u1' } } }, passHeaders: { 'anthropic-beta': 'context-1m-2025-08-07' } };
+    const request = { ext: { anthropic: { fields: { top_k: 5, metadata: { user_id: 'u1' } } } }, passHeaders: { 'anthropic-beta': 'context-1m-2025-08-07' } };
     await converse('script:bedrock/converse-stream-text', true, request, MODEL, over);
     expect((fake.requests[0].body as any).additionalModelRequestFields).toEqual({ top_k: 5, anthropic_beta: ['context-1m-2025-08-07'] });
     await converse('script:bedrock/converse-stream-text', true, request);

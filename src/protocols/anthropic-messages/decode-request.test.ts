@@ -31,6 +31,7 @@ describe('decodeMessagesRequest', () => {
       fallbacks: 'default',
       ext: {},
       passHeaders: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fast-mode-2026-02-01' },
+      nativeOnly: [{ protocol: 'anthropic', upstream: 'Anthropic', feature: 'anthropic-beta', names: ['fast-mode-2026-02-01'] }],
     });
     expect(decode({}, { 'vendor-version': '2023-06-01' }).passHeaders).toEqual({ 'anthropic-version': '2023-06-01' });
   });
@@ -191,6 +192,7 @@ describe('decodeMessagesRequest', () => {
       { name: 'c', inputSchema: { type: 'object' } },
     ]);
     expect(r.ext.anthropic).toEqual({ serverTools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
+    expect(r.nativeOnly).toEqual([{ protocol: 'anthropic', upstream: 'Anthropic', serverTools: true, feature: 'server tools', names: ['web_search_20250305'] }]);
     expect(r).toMatchObject({ toolChoice: { type: 'required' }, parallelToolCalls: false });
     const get = [{ name: 'get', input_schema: { type: 'object' } }];
     expect(decode({ tools: get, tool_choice: { type: 'tool', name: 'get' } }).toolChoice).toEqual({ type: 'tool', name: 'get' });
@@ -216,7 +218,7 @@ describe('decodeMessagesRequest', () => {
     expect(decode({ stop_sequences: ['END'], temperature: 0.5, top_p: 0.8, stream: true })).toMatchObject({ stopSequences: ['END'], temperature: 0.5, topP: 0.8, stream: true });
   });
 
-  it('keeps unknown and Anthropic-only top-level fields in ext.anthropic', () => {
+  it('keeps unknown and Anthropic-only top-level fields in ext.anthropic.fields, naming those another upstream loses', () => {
     const extras = {
       top_k: 5,
       metadata: { user_id: 'u' },
@@ -228,7 +230,13 @@ describe('decodeMessagesRequest', () => {
       mcp_servers: [{ type: 'url', url: 'https://mcp', name: 'm' }],
       brand_new_field: 1,
     };
-    expect(decode(extras).ext).toEqual({ anthropic: extras });
+    const r = decode(extras);
+    expect(r.ext).toEqual({ anthropic: { fields: extras } });
+    // metadata's user_id is the end user the gateway records.
+    const lost = Object.keys(extras).filter((k) => k !== 'metadata');
+    expect(r.nativeOnly).toEqual([{ protocol: 'anthropic', upstream: 'Anthropic', feature: 'fields', names: lost }]);
+    // A raw gateway effort has no Messages field: no upstream gets it.
+    expect(decode({ reasoning_effort: 'xhigh' }).ext).toEqual({});
   });
 
   it('rejects unknown roles and tool_result in an assistant turn', () => {

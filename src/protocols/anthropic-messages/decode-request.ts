@@ -1,5 +1,6 @@
 import { GatewayError, invalid } from '../../ir/errors.js';
-import { MESSAGES_EXT, type AssistantPart, type Citation, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { MESSAGES_EXT, type MessagesRequestBag, type RequestExt } from '../../ir/bags.js';
+import type { AssistantPart, Citation, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
 import type { Reasoning, Request, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, effortOfLevel, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -9,6 +10,7 @@ import { decodeMessagesOutputFormat } from '../shared/decode-response-format.js'
 import { extOf, isRecord, opt, restOf, type JsonObject } from '../shared/json.js';
 import { thinkingBlockFacts } from '../shared/reasoning-envelope.js';
 import { billingHints } from './billing-hints.js';
+import { nativeOnlyOf } from './native-only.js';
 
 const P = MESSAGES_EXT;
 /** Messages' output ceiling when the client omits `max_tokens` (interface spec, Limits). */
@@ -27,7 +29,9 @@ const MAPPED = new Set([
  *   `ext.anthropic.document` so an Anthropic upstream can restore it); any other block type we
  *   cannot translate (PDF/url documents, search results, server tool blocks ...) is a 400
  *   naming the type, rather than a silent drop.
- * - server tools (a `type` other than `custom`) travel in `ext.anthropic.serverTools`.
+ * - server tools (a `type` other than `custom`) travel in `ext.anthropic.serverTools`, the body's
+ *   other unknown fields in `ext.anthropic.fields`; what of them only an Anthropic upstream takes is
+ *   listed in `nativeOnly`, with the `anthropic-beta` header and server tool blocks in the history.
  * - `vendor-version` is accepted as an alias of `anthropic-version` (the interface spec's name).
  */
 export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Request {
@@ -35,14 +39,16 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
   rejectThread(body.thread);
   const opts = decodeGatewayOptions(body);
   applyOutputEffort(opts.reasoning, body);
-  const ext: JsonObject = { ...restOf(body, MAPPED), ...opts.extras };
+  // A raw effort the IR rounds (`opts.extras`) has no Messages field: no upstream gets it.
+  const fields = restOf(body, MAPPED);
   const system = systemParts(body.system, 'system');
   const messages = decodeMessages(body.messages, system);
   const { tools, serverTools } = decodeTools(body.tools);
-  if (serverTools.length) ext.serverTools = serverTools;
+  const bag: MessagesRequestBag = { ...opt('fields', fields), ...(serverTools.length ? { serverTools } : {}) };
+  const pass = passHeaders(headers);
   const choice = decodeToolChoice(body.tool_choice);
   // Server tools are left out of the list, so the index named is the custom tool's own.
-  const serverNames = serverTools.flatMap((t) => (isRecord(t) && typeof t.name === 'string' ? [t.name] : []));
+  const serverNames = serverTools.flatMap((t) => (typeof t.name === 'string' ? [t.name] : []));
   checkTools(tools, choice?.choice, (i) => `tools.${clientIndex(body.tools, i, (t) => t.type == null || t.type === 'custom')}.name`, 'tool_choice.name', serverNames);
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
   return {
@@ -62,8 +68,9 @@ export function decodeMessagesRequest(body: JsonObject, headers: HeaderBag): Req
     ...opt('responseFormat', decodeOutputFormat(body)),
     fast: opts.fast,
     fallbacks: opts.fallbacks,
-    ext: Object.keys(ext).length ? { [P]: ext } : {},
-    passHeaders: passHeaders(headers),
+    ext: Object.keys(bag).length ? ({ [P]: bag } satisfies RequestExt) : {},
+    passHeaders: pass,
+    ...opt('nativeOnly', nativeOnlyOf(bag, messages, pass['anthropic-beta'])),
     ...opt('attribution', attributionOf(headers, [isRecord(body.metadata) ? body.metadata.user_id : undefined], [])),
     ...opt('billing', billingHints(body)),
   };
@@ -265,9 +272,9 @@ function isServerToolResult(type: unknown): type is string {
   return typeof type === 'string' && SERVER_TOOL_RESULTS.has(type);
 }
 
-function decodeTools(raw: unknown): { tools: Tool[]; serverTools: unknown[] } {
+function decodeTools(raw: unknown): { tools: Tool[]; serverTools: JsonObject[] } {
   const tools: Tool[] = [];
-  const serverTools: unknown[] = [];
+  const serverTools: JsonObject[] = [];
   if (raw == null) return { tools, serverTools };
   if (!Array.isArray(raw)) throw invalid('tools must be an array', 'tools');
   raw.forEach((t, i) => {

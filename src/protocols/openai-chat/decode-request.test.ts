@@ -172,7 +172,7 @@ describe('decodeChatRequest', () => {
     });
     expect(r.tools).toEqual([{ name: 'get', description: 'd', inputSchema: { type: 'object', properties: {} }, ext: { 'openai-chat': { strict: true } } }]);
     expect(r).toMatchObject({ toolChoice: { type: 'tool', name: 'get' }, parallelToolCalls: false, stopSequences: ['END'], stream: true, includeUsage: true, temperature: 0.2, topP: 0.9 });
-    expect(r.ext['openai-chat']).toEqual({ stream_options: { include_obfuscation: false } });
+    expect(r.ext['openai-chat']).toEqual({ fields: { stream_options: { include_obfuscation: false } } });
     expect(decode({ stop: ['a', 'b'], tool_choice: 'required' })).toMatchObject({ stopSequences: ['a', 'b'], toolChoice: { type: 'required' } });
   });
 
@@ -189,7 +189,9 @@ describe('decodeChatRequest', () => {
 
   it('keeps unmapped fields in ext for an OpenAI upstream', () => {
     const r = decode({ n: 1, user: 'u1', metadata: { a: 'b' }, response_format: { type: 'json_object' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 });
-    expect(r.ext['openai-chat']).toEqual({ n: 1, user: 'u1', metadata: { a: 'b' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 });
+    expect(r.ext['openai-chat']).toEqual({ fields: { n: 1, user: 'u1', metadata: { a: 'b' }, seed: 7, logprobs: true, service_tier: 'flex', presence_penalty: 0.5 } });
+    // A raw effort the IR rounds goes back to an OpenAI upstream as sent.
+    expect(decode({ reasoning_effort: 'minimal' }).ext['openai-chat']).toEqual({ fields: { reasoning_effort: 'minimal' } });
     // Structured output has its IR home, so every upstream kind can get it.
     expect(r.responseFormat).toEqual({ type: 'json_object' });
   });

@@ -1,5 +1,6 @@
 import { invalid } from '../../ir/errors.js';
-import { CHAT_EXT, type AssistantPart, type ImagePart, type Message, type TextPart, type ToolResultPart, type UserPart } from '../../ir/content.js';
+import { CHAT_EXT, type ChatBodyFields, type RequestExt } from '../../ir/bags.js';
+import type { AssistantPart, ImagePart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/content.js';
 import type { Request, Tool, ToolChoice } from '../../ir/request.js';
 import type { HeaderBag } from '../types.js';
 import { decodeGatewayOptions, GATEWAY_OPTION_KEYS } from '../shared/decode-options.js';
@@ -23,16 +24,14 @@ const MAPPED = new Set([
  * - system/developer turns anywhere in `messages` go to `system`, in order (the IR has one
  *   system prompt); a developer turn is marked in the part's ext so an OpenAI upstream can restore the role.
  * - `n` > 1 is a 400: the gateway produces exactly one choice.
- * - every unmapped field lands in `ext['openai-chat']` for a same-protocol upstream.
+ * - every unmapped field lands in `ext['openai-chat'].fields` for a same-protocol upstream.
  */
 export function decodeChatRequest(body: JsonObject, headers: HeaderBag): Request {
   if (typeof body.n === 'number' && body.n > 1) throw invalid('n > 1 is not supported: the gateway returns one choice', 'n');
   if (!Array.isArray(body.messages)) throw invalid('messages must be an array', 'messages');
   const opts = decodeGatewayOptions(body);
-  const ext: JsonObject = { ...restOf(body, MAPPED), ...opts.extras };
   const streamOptions = isRecord(body.stream_options) ? body.stream_options : undefined;
-  const otherStreamOptions = streamOptions && restOf(streamOptions, ['include_usage']);
-  if (otherStreamOptions) ext.stream_options = otherStreamOptions;
+  const fields: ChatBodyFields = { ...restOf(body, MAPPED), ...opts.extras, ...opt('stream_options', streamOptions && restOf(streamOptions, ['include_usage'])) };
 
   const { system, messages } = decodeMessages(body.messages);
   const tools = decodeTools(body.tools);
@@ -59,7 +58,7 @@ export function decodeChatRequest(body: JsonObject, headers: HeaderBag): Request
     ...opt('responseFormat', decodeChatResponseFormat(body.response_format)),
     fast: opts.fast,
     fallbacks: opts.fallbacks,
-    ext: Object.keys(ext).length ? { [P]: ext } : {},
+    ext: Object.keys(fields).length ? ({ [P]: { fields } } satisfies RequestExt) : {},
     passHeaders: {},
     // OpenAI's `safety_identifier` replaces `user`; `prompt_cache_key` groups one conversation.
     ...opt('attribution', attributionOf(headers, [body.safety_identifier, body.user], [body.prompt_cache_key])),
@@ -75,9 +74,8 @@ function decodeMessages(raw: unknown[]): { system: TextPart[]; messages: Message
     switch (m.role) {
       case 'system':
       case 'developer': {
-        const mark = m.role === 'developer' ? { role: 'developer' } : undefined;
         for (const t of textParts(m.content, `${at}.content`)) {
-          system.push({ ...t, hoisted: true, ...(mark ? { ext: { [P]: { ...t.ext?.[P], ...mark } } } : {}) });
+          system.push({ ...t, hoisted: true, ...(m.role === 'developer' ? { ext: { [P]: { ...t.ext?.[P], role: 'developer' } } } : {}) });
         }
         break;
       }

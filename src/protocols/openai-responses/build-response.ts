@@ -55,7 +55,8 @@ export interface ShellInput {
 /** The Response object, echoing the request's settings like the real API (see transcripts). */
 export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
   const req = meta.request;
-  const ext = req.ext[EXT] ?? {};
+  const bag = req.ext[EXT];
+  const fields = bag?.fields ?? {};
   return {
     id: responseId(meta),
     object: 'response',
@@ -69,12 +70,12 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     model: s.model,
     output: s.output,
     parallel_tool_calls: req.parallelToolCalls ?? true,
-    previous_response_id: typeof ext.previousResponseId === 'string' ? ext.previousResponseId : null,
+    previous_response_id: bag?.previousResponseId ?? null,
     reasoning: { effort: effortOf(req), summary: req.reasoning.summary ?? null },
     // Stored unless the client said otherwise (OpenAI's default); handlers/responses.ts stores it.
-    store: ext.store !== false,
+    store: fields.store !== false,
     temperature: req.temperature ?? 1,
-    text: ext.text ?? { format: { type: 'text' } },
+    text: fields.text ?? { format: { type: 'text' } },
     tool_choice: toolChoiceOf(req),
     tools: toolsOf(req),
     top_p: req.topP ?? 1,
@@ -82,8 +83,8 @@ export function buildResponse(meta: EncodeMeta, s: ShellInput): Json {
     // The live API sends `usage: null` / `user: null`; the official schema has neither nullable,
     // so they are left out until known (SDK types mark both optional).
     ...(s.usage ? { usage: encodeUsage(s.usage, s.cost) } : {}),
-    ...(typeof ext.user === 'string' ? { user: ext.user } : {}),
-    metadata: ext.metadata ?? {},
+    ...(typeof fields.user === 'string' ? { user: fields.user } : {}),
+    metadata: fields.metadata ?? {},
     ...(s.switchyard
       ? {
           switchyard: {
@@ -103,7 +104,7 @@ function instructionsOf(req: Request): string | null {
 
 function effortOf(req: Request): string | null {
   const raw = req.ext[EXT]?.reasoningEffort;
-  if (typeof raw === 'string') return raw;
+  if (raw !== undefined) return raw;
   return req.reasoning.enabled ? (req.reasoning.effort ?? null) : null;
 }
 
@@ -127,6 +128,5 @@ function toolsOf(req: Request): unknown[] {
       strict: typeof ext.strict === 'boolean' ? ext.strict : null,
     };
   });
-  const hosted = req.ext[EXT]?.hostedTools;
-  return Array.isArray(hosted) ? [...fns, ...hosted] : fns;
+  return [...fns, ...(req.ext[EXT]?.hostedTools ?? [])];
 }

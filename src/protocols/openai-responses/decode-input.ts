@@ -2,6 +2,9 @@ import {
   invalid,
   namespacedToolName,
   RESPONSES_EXT,
+  type ResponsesItemBag,
+  type ResponsesRequestBag,
+  type ResponsesReasoningBag,
   type AssistantPart,
   type ImagePart,
   type Message,
@@ -12,8 +15,7 @@ import { decodeEncryptedContent, RESPONSES_ORIGIN } from '../shared/reasoning-en
 import { isRecord } from '../shared/json.js';
 import { decodeCompaction } from './compaction.js';
 
-/** The ext key this protocol uses on parts, messages and the request. */
-/** This protocol's extension bag. */
+/** This protocol's extension bag key (bags.ts types what it holds on the request, items and tools). */
 export const EXT = RESPONSES_EXT;
 
 type Json = Record<string, unknown>;
@@ -22,7 +24,7 @@ export interface DecodedInput {
   system: TextPart[];
   messages: Message[];
   /** Input items with no IR home (hosted tool calls, custom tool calls...), with their IR position. */
-  otherItems: Array<{ position: number; item: Json }>;
+  otherItems: NonNullable<ResponsesRequestBag['otherItems']>;
   /** Ids of `item_reference` items, which cannot be resolved without stored responses. */
   references: string[];
 }
@@ -158,7 +160,7 @@ function decodeFunctionCall(item: Json, param: string): AssistantPart {
   }
   // A call to a function in a namespace tool carries `namespace`: the IR names it as it names the tool.
   if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string') throw invalid('function_call.namespace must be a string', `${param}.namespace`);
-  const extra = pick(item, ['id', 'status', 'namespace']);
+  const extra = itemBag(item);
   return {
     type: 'tool-call',
     id: item.call_id as string,
@@ -175,7 +177,7 @@ function decodeFunctionCallOutput(item: Json, param: string): ToolResultPart {
   if (typeof output === 'string') content = [{ type: 'text', text: output }];
   else if (Array.isArray(output)) content = output.map((p, j) => decodeUserPart(p, `${param}.output.${j}`));
   else throw invalid('function_call_output.output must be a string or an array of parts', `${param}.output`);
-  const extra = pick(item, ['id', 'status', 'namespace']);
+  const extra = itemBag(item);
   return { type: 'tool-result', toolCallId: item.call_id, content, ...(extra ? { ext: { [EXT]: extra } } : {}) };
 }
 
@@ -191,7 +193,7 @@ function decodeReasoning(item: Json, param: string): AssistantPart {
     throw invalid('encrypted_content must be a string', `${param}.encrypted_content`);
   }
   // Summary boundaries and raw reasoning `content` have no IR home: kept in ext for passthrough.
-  const ext: Json = {};
+  const ext: ResponsesReasoningBag = {};
   if (typeof item.id === 'string') ext.id = item.id;
   if (texts.length > 1) ext.summaryParts = texts;
   if (item.content !== undefined && item.content !== null) ext.content = item.content;
@@ -213,8 +215,11 @@ function pushTool(out: DecodedInput, part: ToolResultPart): void {
   else out.messages.push({ role: 'tool', content: [part] });
 }
 
-function pick(item: Json, keys: string[]): Json | undefined {
-  const o: Json = {};
-  for (const k of keys) if (item[k] !== undefined && item[k] !== null) o[k] = item[k];
+/** A function call's or output's `id` and `status`, and its `namespace` when a string, as far as given. */
+function itemBag(item: Json): ResponsesItemBag | undefined {
+  const o: ResponsesItemBag = {};
+  if (item.id !== undefined && item.id !== null) o.id = item.id;
+  if (item.status !== undefined && item.status !== null) o.status = item.status;
+  if (typeof item.namespace === 'string') o.namespace = item.namespace;
   return Object.keys(o).length ? o : undefined;
 }

@@ -133,11 +133,12 @@ describe('decode-request: input', () => {
 
   it('item_reference is dropped and recorded (nothing is stored); other item types travel in ext with their position', () => {
     const ref = decode({ input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id: 'msg_1' }] });
-    expect([ref.messages.length, ext(ref).droppedReferences]).toEqual([1, ['msg_1']]);
+    expect([ref.messages.length, ref.dropped]).toEqual([1, [{ feature: 'item_reference', reason: 'no stored responses', names: ['msg_1'] }]]);
     expect(rejection({ input: [{ type: 'item_reference' }] }).param).toBe('input.0.id');
     const call = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
     const r = decode({ input: [{ role: 'user', content: 'q' }, call] });
     expect(ext(r).otherItems).toEqual([{ position: 1, item: call }]);
+    expect(r.nativeOnly).toEqual([{ protocol: 'openai-responses', serverTools: true, upstream: 'Responses-speaking', feature: 'input items', names: ['web_search_call'] }]);
   });
 });
 
@@ -230,13 +231,13 @@ describe('decode-request: tools and options', () => {
     expect(decode({ previous_response_id: null }).messages).toHaveLength(1);
   });
 
-  it('store, include, metadata, truncation, user, text and unknown fields travel in ext', () => {
+  it('store, include, metadata, truncation, user, text and unknown fields travel in ext.fields', () => {
     const extra = {
       store: false, include: ['reasoning.encrypted_content'], metadata: { k: 'v' }, truncation: 'auto', user: 'u1',
       text: { format: { type: 'json_object' } }, service_tier: 'priority', prompt_cache_key: 'p', some_future_field: [1],
     };
     const r = decode({ ...extra, input: 'x' });
-    expect(ext(r)).toEqual(extra);
+    expect(ext(r)).toEqual({ fields: extra });
     expect(r.passHeaders).toEqual({});
     expect(decode({}).ext).toEqual({});
   });
@@ -264,6 +265,6 @@ describe.skipIf(!REFERENCE_PRESENT)('decode-request: recorded requests', () => {
   it('the reasoning request asks for high effort with a detailed summary', () => {
     const r = decodeRequest(JSON.parse(readTranscript('stream-reasoning-summary.request.json')), {});
     expect(r.reasoning).toEqual({ enabled: true, effort: 'high', summary: 'detailed' });
-    expect(ext(r).include).toEqual(['reasoning.encrypted_content']);
+    expect(ext(r).fields?.include).toEqual(['reasoning.encrypted_content']);
   });
 });

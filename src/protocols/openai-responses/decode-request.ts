@@ -1,4 +1,4 @@
-import { invalid, namespacedToolName, type Attribution, type Request, type Tool, type ToolChoice } from '../../ir/index.js';
+import { invalid, namespacedToolName, type Attribution, type Request, type RequestExt, type ResponsesRequestBag, type ResponsesToolBag, type Tool, type ToolChoice } from '../../ir/index.js';
 import type { HeaderBag } from '../types.js';
 import { decodeInput, EXT } from './decode-input.js';
 import { decodeFallbacks } from '../shared/decode-options.js';
@@ -6,14 +6,15 @@ import { decodeFast, decodeReasoning } from './decode-options.js';
 import { attributionOf } from '../shared/attribution.js';
 import { checkTools } from '../shared/check-tools.js';
 import { decodeResponsesTextFormat } from '../shared/decode-response-format.js';
-import { isRecord } from '../shared/json.js';
+import { isRecord, opt } from '../shared/json.js';
+import { droppedOf, nativeOnlyOf } from './native-only.js';
 
 type Json = Record<string, unknown>;
 
 /** Same default ceiling as the chat protocol (interface spec, Limits). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16384;
 
-/** Fields this decoder maps into the IR; every other field travels in `ext['openai-responses']`. */
+/** Fields this decoder maps into the IR; every other field travels in `ext['openai-responses'].fields`. */
 const CONSUMED = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning',
   'thinking', 'reasoning_effort', 'thinking_effort', 'fast', 'speed', 'fallbacks',
@@ -28,14 +29,17 @@ export function decodeRequest(body: Json, headers: HeaderBag): Request {
   const { system, messages, otherItems, references } = decodeInput(body.input, body.instructions);
   const { functionTools, hostedTools, params } = decodeTools(body.tools);
   const { reasoning, rawEffort } = decodeReasoning(body);
-  const ext: Json = {};
-  for (const [k, v] of Object.entries(body)) if (!CONSUMED.has(k)) ext[k] = v;
-  if (hostedTools.length) ext.hostedTools = hostedTools;
-  if (otherItems.length) ext.otherItems = otherItems;
-  if (references.length) ext.droppedReferences = references;
-  if (rawEffort !== undefined) ext.reasoningEffort = rawEffort;
-  if (typeof body.previous_response_id === 'string') ext.previousResponseId = body.previous_response_id;
-  const toolChoice = decodeToolChoice(body.tool_choice, ext);
+  const fields: Json = {};
+  for (const [k, v] of Object.entries(body)) if (!CONSUMED.has(k)) fields[k] = v;
+  const { toolChoice, raw: rawChoice } = decodeToolChoice(body.tool_choice);
+  const bag: ResponsesRequestBag = {
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(hostedTools.length ? { hostedTools } : {}),
+    ...(otherItems.length ? { otherItems } : {}),
+    ...opt('reasoningEffort', rawEffort),
+    ...opt('toolChoice', rawChoice),
+    ...opt('previousResponseId', typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined),
+  };
   checkTools(functionTools, toolChoice, (i) => params[i], 'tool_choice.name');
   const maxTokens = decodeMaxTokens(body.max_output_tokens);
   const responseFormat = decodeResponsesTextFormat(body.text);
@@ -57,8 +61,10 @@ export function decodeRequest(body: Json, headers: HeaderBag): Request {
     ...(responseFormat ? { responseFormat } : {}),
     fast: decodeFast(body),
     fallbacks: decodeFallbacks(body.fallbacks),
-    ext: Object.keys(ext).length ? { [EXT]: ext } : {},
+    ext: Object.keys(bag).length ? ({ [EXT]: bag } satisfies RequestExt) : {},
     passHeaders: {},
+    ...opt('nativeOnly', nativeOnlyOf(bag)),
+    ...opt('dropped', droppedOf(references)),
     ...attribution(headers, body),
   };
 }
@@ -124,7 +130,7 @@ function decodeFunctionTool(t: Json, at: string, namespace?: string): Tool {
   if (typeof t.name !== 'string' || t.name === '') throw invalid('function tools need a name', `${at}.name`);
   const params = t.parameters ?? { type: 'object', properties: {} };
   if (!isRecord(params)) throw invalid('parameters must be a JSON schema object', `${at}.parameters`);
-  const extra: Json = {};
+  const extra: ResponsesToolBag = {};
   if (t.strict !== undefined && t.strict !== null) extra.strict = t.strict;
   for (const [k, v] of Object.entries(t)) {
     if (!['type', 'name', 'description', 'parameters', 'strict'].includes(k)) extra[k] = v;
@@ -152,25 +158,24 @@ const TOOL_CHOICE_KINDS = new Set([
   'web_search_preview_2025_03_11', 'image_generation', 'code_interpreter',
 ]);
 
-/** Modes and `{type:"function", name}` map to the IR; other objects stay raw in ext. */
-function decodeToolChoice(tc: unknown, ext: Json): ToolChoice | undefined {
-  if (tc === undefined || tc === null) return undefined;
-  if (tc === 'auto' || tc === 'none' || tc === 'required') return { type: tc };
+/** Modes and `{type:"function", name}` map to the IR; other objects stay raw in ext (`raw`). */
+function decodeToolChoice(tc: unknown): { toolChoice?: ToolChoice; raw?: Json } {
+  if (tc === undefined || tc === null) return {};
+  if (tc === 'auto' || tc === 'none' || tc === 'required') return { toolChoice: { type: tc } };
   if (isRecord(tc) && tc.type === 'function') {
     if (typeof tc.name !== 'string' || tc.name === '') throw invalid('tool_choice.name is required', 'tool_choice.name');
-    return { type: 'tool', name: tc.name };
+    return { toolChoice: { type: 'tool', name: tc.name } };
   }
   if (isRecord(tc)) {
     // Unknown kinds are refused as OpenAI does; they would otherwise be echoed in `tool_choice`.
     if (typeof tc.type !== 'string' || !TOOL_CHOICE_KINDS.has(tc.type)) throw invalid(`tool_choice.type ${JSON.stringify(tc.type)} is not supported`, 'tool_choice.type');
     // allowed_tools, hosted tool types, custom, mcp: a Responses upstream gets them back as sent.
-    ext.toolChoice = tc;
-    if (tc.type !== 'allowed_tools') return undefined;
+    if (tc.type !== 'allowed_tools') return { raw: tc };
     if (tc.mode !== 'auto' && tc.mode !== 'required') throw invalid('tool_choice.mode must be auto or required', 'tool_choice.mode');
     // The function tools it allows travel in the IR; a hosted one only reaches a Responses upstream.
     const listed = Array.isArray(tc.tools) ? tc.tools : [];
     const allowed = listed.flatMap((t) => (isRecord(t) && t.type === 'function' && typeof t.name === 'string' ? [t.name] : []));
-    return { type: tc.mode, allowed };
+    return { toolChoice: { type: tc.mode, allowed }, raw: tc };
   }
   throw invalid('tool_choice must be auto, none, required or an object', 'tool_choice');
 }

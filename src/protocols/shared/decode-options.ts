@@ -10,15 +10,15 @@ export interface GatewayOptions {
   reasoning: Reasoning;
   fast: boolean;
   fallbacks: Fallbacks;
-  /** Raw values the IR cannot hold exactly (e.g. `reasoning_effort:"xhigh"`), for the protocol's ext bag. */
-  extras: JsonObject;
+  /** Raw values the IR cannot hold exactly (e.g. `reasoning_effort:"xhigh"`), for the Chat bag (Messages has no such field). */
+  extras: { reasoning_effort?: string };
 }
 
 /** The request keys `decodeGatewayOptions` consumes. */
 export const GATEWAY_OPTION_KEYS: readonly string[] = ['thinking', 'reasoning_effort', 'thinking_effort', 'fast', 'speed', 'fallbacks'];
 
 export function decodeGatewayOptions(body: JsonObject): GatewayOptions {
-  const extras: JsonObject = {};
+  const extras: GatewayOptions['extras'] = {};
   const reasoning = decodeThinking(body.thinking);
   const effortKey = body.reasoning_effort != null ? 'reasoning_effort' : 'thinking_effort';
   const rawEffort = body[effortKey];

@@ -14,8 +14,8 @@ describe('json helpers', () => {
   it('restOf/extOf', () => {
     expect(restOf({ a: 1, b: 2, c: undefined }, ['a'])).toEqual({ b: 2 });
     expect(restOf({ a: 1 }, ['a'])).toBeUndefined();
-    expect(extOf('p', undefined)).toEqual({});
-    expect(extOf('p', { x: 1 })).toEqual({ ext: { p: { x: 1 } } });
+    expect(extOf('openai-chat', undefined)).toEqual({});
+    expect(extOf('openai-chat', { x: 1 })).toEqual({ ext: { 'openai-chat': { x: 1 } } });
   });
 
   it('ids derive from the request id', () => {

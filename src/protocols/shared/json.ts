@@ -1,4 +1,5 @@
 /** Small JSON helpers shared by the client protocol adapters. */
+import type { ExtKey } from '../../ir/bags.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -34,9 +35,9 @@ export function restOf(obj: JsonObject, known: ReadonlySet<string> | readonly st
   return any ? rest : undefined;
 }
 
-/** `{ [protocol]: fields }` when there are fields, for spreading into an IR part: `...extOf(...)`. */
-export function extOf(protocol: string, fields: JsonObject | undefined): { ext?: Record<string, JsonObject> } {
-  return fields ? { ext: { [protocol]: fields } } : {};
+/** `{ ext: { [protocol]: fields } }` when there are fields, for spreading into an IR part: `...extOf(...)`. */
+export function extOf<K extends ExtKey>(protocol: K, fields: JsonObject | undefined): { ext?: { [P in K]: JsonObject } } {
+  return fields ? { ext: { [protocol]: fields } as { [P in K]: JsonObject } } : {};
 }
 
 /** `{key: value}`, or `{}` when value is undefined, so optional IR fields stay absent rather than undefined. */

@@ -15,14 +15,12 @@ export interface EncodedRequest {
 
 /**
  * IR Request + Target -> `/v1/messages` body and headers. Unknown client fields from
- * `request.ext.anthropic` (metadata, top_k, container, ...) are merged underneath the fields the
- * IR owns; server tools travel in `ext.anthropic.tools` and are appended to the function tools.
+ * `request.ext.anthropic.fields` (metadata, top_k, container, ...) are merged underneath the fields
+ * the IR owns; server tools (`ext.anthropic.serverTools`) are appended to the function tools.
  */
 export function encodeRequest(request: Request, target: Target): EncodedRequest {
-  // `serverTools` (web search, bash, ...) is where the messages decoder keeps non-custom tools;
-  // `reasoning_effort` is a chat-side raw value Anthropic does not know.
-  const { tools: extTools, serverTools, reasoning_effort: _effort, ...ext } = request.ext[EXT_KEY] ?? {};
-  const body: Json = { ...ext };
+  const { fields = {}, serverTools = [] } = request.ext[EXT_KEY] ?? {};
+  const body: Json = { ...fields };
   body.model = target.upstreamModel;
   body.max_tokens = request.maxTokens;
   const system = encodeSystem(request.system);
@@ -31,7 +29,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   // Anthropic has no allowed_tools: the tools a tool_choice does not allow are left out.
   const allowed = allowedTools(request.toolChoice);
   const functionTools = allowed ? request.tools.filter((t) => allowed.includes(t.name)) : request.tools;
-  const tools = [...functionTools.map(encodeTool), ...asList(serverTools), ...asList(extTools)];
+  const tools = [...functionTools.map(encodeTool), ...serverTools];
   if (tools.length > 0) {
     body.tools = tools;
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
@@ -53,7 +51,7 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   }
   // JSON mode without a schema has no Anthropic form; the pipeline warns (droppedFeatures).
   if (request.responseFormat?.type === 'json_schema') {
-    const config = isObject(ext.output_config) ? ext.output_config : {};
+    const config = isObject(fields.output_config) ? fields.output_config : {};
     body.output_config = { ...config, format: { type: 'json_schema', schema: request.responseFormat.schema } };
   }
   body.stream = request.stream;
@@ -75,10 +73,6 @@ function encodeText(p: TextPart): Json {
   // A plain-text document block the messages decoder flattened: restore the original block.
   if (isObject(ext.document)) return ext.document;
   return { ...ext, type: 'text', text: p.text, ...(p.citations?.length ? { citations: p.citations } : {}) };
-}
-
-function asList(v: unknown): Json[] {
-  return Array.isArray(v) ? (v as Json[]) : [];
 }
 
 function encodeImage(p: ImagePart): Json {

@@ -37,7 +37,7 @@ export function encodeConverseRequest(request: Request, model: string): Json {
  * them. Server tools, `metadata` and the fields the IR already carries stay out.
  */
 function anthropicFields(request: Request): Json {
-  const { serverTools: _s, metadata: _m, reasoning_effort: _e, tools: _t, output_config: _o, ...fields } = request.ext[MESSAGES_EXT] ?? {};
+  const { metadata: _m, output_config: _o, ...fields } = request.ext[MESSAGES_EXT]?.fields ?? {};
   const betas = (request.passHeaders['anthropic-beta'] ?? '').split(',').map((b) => b.trim()).filter(Boolean);
   return { ...fields, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };
 }

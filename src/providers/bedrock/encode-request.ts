@@ -12,8 +12,8 @@ import { BEDROCK_ANTHROPIC_VERSION } from './api.js';
  * warns), `metadata` (InvokeModel refuses the key) and fast mode's `speed`.
  */
 export function encodeInvokeRequest(request: Request, target: Target): Json {
-  const { serverTools: _server, metadata: _metadata, ...ext } = request.ext[MESSAGES_EXT] ?? {};
-  const { body, headers } = encodeMessages({ ...request, ext: { ...request.ext, [MESSAGES_EXT]: ext } }, { ...target, modelOptions: undefined });
+  const { metadata: _metadata, ...fields } = request.ext[MESSAGES_EXT]?.fields ?? {};
+  const { body, headers } = encodeMessages({ ...request, ext: { ...request.ext, [MESSAGES_EXT]: { fields } } }, { ...target, modelOptions: undefined });
   const { model: _model, stream: _stream, ...rest } = body;
   const betas = (headers['anthropic-beta'] ?? '').split(',').map((b) => b.trim()).filter(Boolean);
   return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };

@@ -1,4 +1,4 @@
-import type { AssistantPart, ImagePart, Message, Request, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
+import type { AssistantPart, ImagePart, Message, Request, ResponsesRequestBag, TextPart, Tool, ToolChoice, UserPart } from '../../ir/index.js';
 import type { Target } from '../types.js';
 import { namespacedToolName, RESPONSES_EXT, RESPONSES_FAMILY, toolGroupOf } from '../../ir/index.js';
 import { isObject } from '../shared/read-json.js';
@@ -14,9 +14,6 @@ export interface EncodedRequest {
   headers: Record<string, string>;
 }
 
-/** Keys the Responses protocol decoder keeps in ext for the gateway itself, never sent as fields. */
-const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'reasoningEffort', 'toolChoice', 'previousResponseId']);
-
 /**
  * IR Request + Target -> `/responses` body. Streams when `request.stream` says so (the pipeline
  * decides, see providerCall) and never stores (the gateway keeps no state, and item ids the client
@@ -26,13 +23,12 @@ const INTERNAL = new Set(['hostedTools', 'otherItems', 'droppedReferences', 'rea
  */
 export function encodeRequest(request: Request, target: Target): EncodedRequest {
   const ext = request.ext[EXT_KEY] ?? {};
-  const body: Json = {};
-  for (const [k, v] of Object.entries(ext)) if (!INTERNAL.has(k)) body[k] = v;
+  const body: Json = { ...ext.fields };
   body.model = target.upstreamModel;
   const { instructions, developer } = splitSystem(request.system);
   if (instructions !== undefined) body.instructions = instructions;
   body.input = [...developer, ...encodeInput(request.messages, ext.otherItems, request.tools)];
-  const hosted = Array.isArray(ext.hostedTools) ? (ext.hostedTools as Json[]) : [];
+  const hosted = ext.hostedTools ?? [];
   // A namespaced function whose namespace tool goes along is called through it, not on its own.
   const namespaces = new Set(hosted.filter((t) => t.type === 'namespace').map((t) => t.name));
   const tools = [...request.tools.filter((t) => !t.group || !namespaces.has(t.group.namespace)).map(encodeTool), ...hosted];
@@ -67,8 +63,7 @@ function splitSystem(system: TextPart[]): { instructions?: string; developer: Js
   };
 }
 
-function encodeInput(messages: Message[], otherItems: unknown, tools: Tool[]): Json[] {
-  const others = Array.isArray(otherItems) ? (otherItems as Array<{ position: number; item: Json }>) : [];
+function encodeInput(messages: Message[], others: ResponsesRequestBag['otherItems'] = [], tools: Tool[]): Json[] {
   const out: Json[] = [];
   messages.forEach((m, i) => {
     for (const o of others) if (o.position === i) out.push(o.item);
@@ -146,8 +141,7 @@ function encodeReasoningItem(p: Extract<AssistantPart, { type: 'reasoning' }>): 
   if (p.origin?.provider !== RESPONSES_FAMILY) return undefined;
   const enc = p.signature ?? p.redacted;
   if (enc === undefined) return undefined;
-  const parts = p.ext?.[EXT_KEY]?.summaryParts;
-  const texts = Array.isArray(parts) ? (parts as string[]) : p.text === '' ? [] : [p.text];
+  const texts = p.ext?.[EXT_KEY]?.summaryParts ?? (p.text === '' ? [] : [p.text]);
   return { type: 'reasoning', summary: texts.map((text) => ({ type: 'summary_text', text })), encrypted_content: enc };
 }
 
@@ -170,10 +164,10 @@ function encodeToolChoice(c: ToolChoice | undefined): unknown {
 }
 
 /** The client's raw effort when it spoke Responses; else the IR effort (`none` when disabled on request). */
-function encodeReasoning(request: Request, rawEffort: unknown): Json | undefined {
+function encodeReasoning(request: Request, rawEffort: string | undefined): Json | undefined {
   const r = request.reasoning;
   if (!r.enabled) return rawEffort === 'none' ? { effort: 'none' } : undefined;
-  const effort = typeof rawEffort === 'string' && rawEffort !== 'none' ? rawEffort : (r.effort ?? effortForBudget(r.budgetTokens));
+  const effort = rawEffort !== undefined && rawEffort !== 'none' ? rawEffort : (r.effort ?? effortForBudget(r.budgetTokens));
   return { ...(effort ? { effort } : {}), ...(r.summary ? { summary: r.summary } : {}) };
 }
 

@@ -15,7 +15,7 @@ import type { Target } from '../types.js';
 import { OPENAI_KIND } from './api.js';
 import { maxTokensField } from './options.js';
 import { stringOption } from '../shared/model-options.js';
-import { type Json, isObject } from '../shared/read-json.js';
+import type { Json } from '../shared/read-json.js';
 
 /** The ext bag key of the OpenAI chat protocol (same-protocol passthrough). */
 const EXT_KEY = CHAT_EXT;
@@ -30,12 +30,12 @@ export interface EncodedRequest {
  * so (the pipeline decides, see providerCall). The ceiling goes in the provider's
  * `max_tokens_field`: `max_tokens` by default (DeepSeek, vLLM and Ollama know only that),
  * `max_completion_tokens` for OpenAI's reasoning models.
- * Unknown client fields from `request.ext['openai-chat']` are merged underneath: fields the IR
- * owns (model, messages, stream, ...) always win.
+ * Unknown client fields from `request.ext['openai-chat'].fields` are merged underneath: fields the
+ * IR owns (model, messages, stream, ...) always win.
  */
 export function encodeRequest(request: Request, target: Target): EncodedRequest {
-  const ext = request.ext[EXT_KEY] ?? {};
-  const body: Json = { ...ext };
+  const fields = request.ext[EXT_KEY]?.fields ?? {};
+  const body: Json = { ...fields };
   body.model = target.upstreamModel;
   body.messages = encodeMessages(request);
   if (request.tools.length > 0) {
@@ -50,15 +50,14 @@ export function encodeRequest(request: Request, target: Target): EncodedRequest 
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   // A raw effort the IR rounds (`minimal`, `xhigh`) rides in ext and wins for same-protocol upstreams.
-  if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = ext.reasoning_effort ?? request.reasoning.effort;
+  if (request.reasoning.enabled && request.reasoning.effort) body.reasoning_effort = fields.reasoning_effort ?? request.reasoning.effort;
   else delete body.reasoning_effort;
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   const tier = stringOption(target, 'service_tier');
   if (tier) body.service_tier = tier;
   body.stream = request.stream;
   if (request.stream) {
-    const clientStreamOptions = isObject(ext.stream_options) ? ext.stream_options : {};
-    body.stream_options = { ...clientStreamOptions, include_usage: true };
+    body.stream_options = { ...fields.stream_options, include_usage: true };
   } else delete body.stream_options;
   return { body, headers: {} };
 }
@@ -113,7 +112,6 @@ function encodeAssistant(parts: AssistantPart[]): Json {
     if (p.type === 'text') text.push(p.text);
     else if (p.type === 'tool-call') {
       toolCalls.push({
-        ...(p.ext?.[EXT_KEY] ?? {}),
         id: p.id,
         type: 'function',
         // An empty argument string is not valid JSON; upstreams reject it.
@@ -146,7 +144,7 @@ function encodeToolResults(results: ToolResultPart[]): Json[] {
     const texts = r.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text);
     let content = texts.join('\n');
     if (r.isError) content = `Error: ${content}`;
-    out.push({ ...(r.ext?.[EXT_KEY] ?? {}), role: 'tool', tool_call_id: r.toolCallId, content });
+    out.push({ role: 'tool', tool_call_id: r.toolCallId, content });
     for (const c of r.content) if (c.type === 'image') images.push(encodeImagePart(c));
   }
   if (images.length > 0) {
