@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../util/tokenizer.js';
-import { OutputMeter } from './meter-output.js';
+import { billableUsage, OutputMeter } from './meter-output.js';
 
 /** Feeds pieces into one text block until the meter says the ceiling is reached. */
 function feed(meter: OutputMeter, pieces: string[]): { admitted: string; reached: boolean } {
@@ -43,5 +43,23 @@ describe('OutputMeter', () => {
     expect(reached).toBe(true);
     expect(countTokens(admitted)).toBeLessThanOrEqual(40);
     expect(countTokens(admitted)).toBeGreaterThanOrEqual(39);
+  });
+});
+
+describe('billableUsage', () => {
+  it('bills the output an upstream reports in full, even above the ceiling (the provider bills it so)', () => {
+    const meter = new OutputMeter(100);
+    feed(meter, words(10));
+    meter.usage = { input: { noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 5_000, reasoning: 4_000 } };
+    expect(billableUsage(meter, 7)).toEqual({ input: { noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 5_000, reasoning: 4_000 } });
+  });
+
+  it("bills the gateway's own count when the upstream reports no output: what it let through, at most the ceiling", () => {
+    const meter = new OutputMeter(50);
+    const { admitted } = feed(meter, words(400));
+    const usage = billableUsage(meter, 7);
+    expect(usage.input).toEqual({ noCache: 7, cacheRead: 0, cacheWrite: 0 });
+    expect(usage.output.total).toBe(Math.min(countTokens(admitted), 50));
+    expect(usage.output.total).toBeGreaterThanOrEqual(49);
   });
 });

@@ -117,17 +117,28 @@ export class OutputMeter {
 }
 
 /**
- * The usage billed for an attempt: the upstream's numbers where it reported them, else what the
- * gateway counted; output never above the ceiling.
+ * The usage billed for an attempt: the upstream's numbers where it reported them, output in full
+ * even above the ceiling (it is what the provider bills the operator: the hold covers the ceiling,
+ * and a cost beyond the hold is captured as a recorded debt); else what the gateway counted of
+ * the output it let through, which the ceiling bounds.
  */
 export function billableUsage(meter: OutputMeter, inputTokens: number): Usage {
   const up = meter.usage;
   const upstreamInput = up ? up.input.noCache + up.input.cacheRead + up.input.cacheWrite : 0;
   const input = upstreamInput > 0 ? up!.input : { noCache: inputTokens, cacheRead: 0, cacheWrite: 0 };
-  const reported = up && up.output.total > 0 ? up.output : meter.exactOutput();
-  const outputTotal = Math.min(reported.total, meter.maxTokens);
-  const reasoning = Math.min(reported.reasoning, outputTotal);
-  const output: Usage['output'] = { ...reported, total: outputTotal, reasoning };
+  const output = up && up.output.total > 0 ? reportedOutput(up.output) : ownOutput(meter);
   // Server-tool uses and the serving tier are the upstream's word alone; the tokenizer knows neither.
   return { input: { ...input }, output, ...(up?.serverTools ? { serverTools: { ...up.serverTools } } : {}), ...(up?.serviceTier ? { serviceTier: up.serviceTier } : {}) };
+}
+
+/** The upstream's output as reported; its reasoning is part of the total, never more. */
+function reportedOutput(reported: Usage['output']): Usage['output'] {
+  return { ...reported, reasoning: Math.min(reported.reasoning, reported.total) };
+}
+
+/** The tokenizer's count of what was admitted, at most the ceiling (a cut piece may count a token more inside its text). */
+function ownOutput(meter: OutputMeter): Usage['output'] {
+  const counted = meter.exactOutput();
+  const total = Math.min(counted.total, meter.maxTokens);
+  return { total, reasoning: Math.min(counted.reasoning, total) };
 }

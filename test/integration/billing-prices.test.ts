@@ -4,7 +4,8 @@
  * writes by lifetime (5 minutes at 1.25x input, 1 hour at 2x) and web searches, Claude on Bedrock
  * Converse (`cacheDetails`), OpenAI's cached tokens and the `flex` tier that served, a Responses
  * answer's hosted web search at the `priority` tier, and a Gemini prompt above the long-context
- * threshold (the whole request at the higher tier). The client reads the cost as `usage.cost`
+ * threshold (the whole request at the higher tier), and output an upstream reports above the
+ * request's `max_tokens`, billed whole beyond the hold. The client reads the cost as `usage.cost`
  * (and `x-switchyard-cost` on a whole answer); the journal's priced cost is the same figure.
  */
 import { sql } from 'kysely';
@@ -292,6 +293,40 @@ describe('usage above the hold is billed in full, as a recorded debt', () => {
       const refused = await client.chat.completions.create({ model: 'pro', messages }).then(() => undefined, (e: unknown) => e);
       expect(refused).toBeInstanceOf(OpenAI.APIError);
       expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
+    });
+  }
+});
+
+describe('output an upstream reports above max_tokens is billed in full', () => {
+  // 10 input x $1.25 + 5,000 output (4,990 of them reasoning) x $10, per million: what OpenAI bills.
+  const reported = 10n * 1_250n + 5_000n * 10_000n;
+
+  for (const stream of [true, false]) {
+    const how = stream ? 'streamed' : 'collected';
+
+    it(`a request with max_tokens 100 whose upstream reports 5,000 output tokens pays for 5,000, beyond its hold (${how})`, async () => {
+      sdk.fake.script('script:openai-chat/stream-output-beyond-ceiling');
+      const params = { model: 'gpt', max_tokens: 100, messages: [{ role: 'user' as const, content: 'Hello' }] };
+      let usage: OpenAI.CompletionUsage | undefined;
+      let requestId: string;
+      if (stream) {
+        const { data, response } = await sdk.openai.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }).withResponse();
+        for await (const chunk of data) if (chunk.usage) usage = chunk.usage;
+        requestId = response.headers.get('x-request-id')!;
+      } else {
+        const { data, response } = await sdk.openai.chat.completions.create(params).withResponse();
+        usage = data.usage;
+        expect(response.headers.get('x-switchyard-cost')).toBe(String(usd(reported)));
+        requestId = response.headers.get('x-request-id')!;
+      }
+      expect(usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5_000, cost: usd(reported) });
+      expect(await journalCost(requestId)).toBe(reported);
+      // The hold covered the prompt and the 100-token ceiling; the rest is a recorded debt.
+      const hold = await holdAmount(requestId);
+      expect(hold).toBeLessThan(reported);
+      await expectBreakdown(requestId, reported, { model: 'gpt', lines: [['input', 10, 1_250], ['output', 5_000, 10_000]], beyondHold: reported - hold });
+      const lines = (await sdk.gw.ledger.ledgerEntries(sdk.gw.accountId, 500)).filter((e) => e.requestId === requestId);
+      expect(lines).toEqual([expect.objectContaining({ kind: 'capture', amount: -reported, cost: reported, reason: 'charged beyond its hold' })]);
     });
   }
 });
