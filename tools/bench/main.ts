@@ -13,7 +13,7 @@
  *
  * Knobs: BENCH_SECONDS (5 per case at 50 connections), BENCH_LATENCY_REQUESTS (1000 sequential, after 100 untimed),
  * BENCH_STREAMS (1000), BENCH_ACCOUNTS (50: the many-accounts cases), BENCH_KEYS (50: the one account's keys),
- * BENCH_ONLY (substring filter on case labels), BENCH_CPU_PROF=1 (the gateway writes a V8 CPU profile into
+ * BENCH_ONLY (substring filter on case labels), BENCH_MEMORY_ONLY=1 (the slow streams' memory case alone), BENCH_CPU_PROF=1 (the gateway writes a V8 CPU profile into
  * .bench/prof when it stops).
  * Writes .bench/<timestamp>.json (raw) and bench/latest.json + bench/latest.md (committed).
  */
@@ -225,11 +225,35 @@ async function portkeyStreamProbe(portkey: string, fake: string) {
   }
 }
 
+/**
+ * The memory case: a fresh gateway process, so its resident memory measures the streams, not the
+ * garbage the load cases left for the next major GC (which swings RSS by 100 MB either way).
+ */
+async function measureFreshStreams(fakeUrl: string, adminKey: string) {
+  process.stderr.write(`  ${STREAMS} slow streams...\n`);
+  const fresh = await startSwitchyard(fakeUrl, adminKey);
+  const freshKeys = await createKeys(fresh.url, adminKey, 1, KEYS);
+  const slow = gatewayCase(fresh.url, freshKeys, 1, 'chat', 'openai', true);
+  slow.target.body = requestBody(SLOW_MODEL, true);
+  const streamsMemory = await measureStreamsMemory(slow.target, STREAMS, fresh.child.pid);
+  await fresh.child.stop();
+  return streamsMemory;
+}
+
+/** BENCH_MEMORY_ONLY=1: the memory case alone (its figures on stdout; bench/latest.* left alone). */
+async function memoryOnly(): Promise<void> {
+  const adminKey = `sk-admin-${randomBytes(12).toString('hex')}`;
+  const fake = await startFake();
+  const streamsMemory = await measureFreshStreams(fake.url, adminKey);
+  process.stdout.write(JSON.stringify({ date: new Date().toISOString(), loadavg: os.loadavg(), streamsMemory }) + '\n');
+}
+
 async function main(): Promise<void> {
   if (!existsSync(BUILT_ENTRY)) throw new Error(`${BUILT_ENTRY} is missing: run make bench (it builds first) or make build`);
   mkdirSync(RAW_DIR, { recursive: true });
   mkdirSync(resolve(ROOT, 'bench'), { recursive: true });
   await dropSchema();
+  if (process.env.BENCH_MEMORY_ONLY) return memoryOnly();
   const calibration = await calibrate();
   const adminKey = `sk-admin-${randomBytes(12).toString('hex')}`;
   process.stderr.write(`starting fake upstream, switchyard (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}) and portkey...\n`);
@@ -253,14 +277,7 @@ async function main(): Promise<void> {
   await measureEmbedded(fake.url, adminKey, rows, DEFAULT_EMBEDDED, sink.url);
   await sink.close();
   addOverheads(rows);
-  process.stderr.write(`  ${STREAMS} slow streams...\n`);
-  // A fresh gateway process: its resident memory then measures the streams, not the garbage the
-  // load cases left for the next major GC (which swings RSS by 100 MB either way).
-  const fresh = await startSwitchyard(fake.url, adminKey);
-  const freshKeys = await createKeys(fresh.url, adminKey, 1, KEYS);
-  const slow = gatewayCase(fresh.url, freshKeys, 1, 'chat', 'openai', true);
-  slow.target.body = requestBody(SLOW_MODEL, true);
-  const streamsMemory = await measureStreamsMemory(slow.target, STREAMS, fresh.child.pid);
+  const streamsMemory = await measureFreshStreams(fake.url, adminKey);
   const report: Report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.versions.node, calibration },
