@@ -71,6 +71,7 @@ export async function serve(opts: ServeOptions): Promise<Gateway> {
     dataDir: db.dataDir,
     embedded: db.embedded,
     spoolPath: db.spoolPath,
+    leases: db.leases,
     adminKey: process.env.SWITCHYARD_ADMIN_KEY || undefined,
     redisUrl: process.env.REDIS_URL || undefined,
     holdTtlMs: envInteger('SWITCHYARD_HOLD_TTL_MS', 1, MAX_TIMER_MS),

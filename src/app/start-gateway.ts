@@ -11,7 +11,7 @@ import { answerClientError } from '../http/client-error.js';
 import { Lifecycle } from '../http/lifecycle.js';
 import { GatewayError } from '../ir/index.js';
 import { ApiDocument } from '../http/openapi-document.js';
-import { DEFAULT_HOLD_TTL_MS, openLedger, type EmbeddedDatabase, type Ledger } from '../ledger/index.js';
+import { DEFAULT_HOLD_TTL_MS, openLedger, type EmbeddedDatabase, type Ledger, type LedgerOptions } from '../ledger/index.js';
 import { startReaper } from '../ledger/reaper.js';
 import { UsageExportCursor } from '../ledger/index.js';
 import { checkUsageWebhookSettings, UsageWebhook, type UsageWebhookSettings } from '../export/usage-webhook.js';
@@ -43,6 +43,8 @@ export interface GatewayOptions {
   /** PostgreSQL only: connection (and wait for a pooled one) timeout, statement timeout. */
   dbConnectTimeoutMs?: number;
   dbStatementTimeoutMs?: number;
+  /** Balance leases (ledger/leases.ts): on unless false. */
+  leases?: LedgerOptions['leases'];
   /** Where settles the database did not take by shutdown are kept for the next start. */
   spoolPath?: string;
   /** An already open ledger (tests share one PGlite per file). */
@@ -164,6 +166,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       connectTimeoutMs: opts.dbConnectTimeoutMs,
       statementTimeoutMs: opts.dbStatementTimeoutMs,
       spoolPath: opts.spoolPath,
+      leases: opts.leases,
       log,
     }));
   const ownsLimiter = !opts.limiter;

@@ -55,7 +55,10 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function connect(opts: ConnectOptions): Promise<LedgerStatements> {
   const sqlitePath = opts.databaseUrl ? sqlitePathOf(opts.databaseUrl) : undefined;
   if (sqlitePath !== undefined) return new SqliteStatements(await connectSqlite(sqlitePath));
-  if (opts.databaseUrl) return new PostgresStatements(await connectPostgres(opts.databaseUrl, opts), opts.schema);
+  if (opts.databaseUrl) {
+    const listen = { connectionString: opts.databaseUrl, connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, log: opts.log };
+    return new PostgresStatements(await connectPostgres(opts.databaseUrl, opts), opts.schema, listen);
+  }
   const dataDir = opts.dataDir ?? './data';
   if ((opts.embedded ?? DEFAULT_EMBEDDED) === 'pglite') return new PostgresStatements(await connectPglite(dataDir));
   const file = dataDir.includes('://') ? ':memory:' : join(dataDir, SQLITE_FILE);

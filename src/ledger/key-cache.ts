@@ -15,14 +15,16 @@ export interface KeyCacheOptions {
 
 /**
  * Verified API keys, by key hash, so a completion does not pay a database round trip to
- * authenticate. Only hits are cached (an unknown key always reaches the database). Safe because
- * money never moves on the cache's word: every hold re-checks in its own statement that the key
- * still exists and is not revoked. A revoked key therefore stops spending at once on every
- * instance; what the cache can still answer, for at most `ttlMs`, is the free operations (listing
- * models, counting tokens). Revoking through this process evicts the key here immediately.
+ * authenticate. Only hits are cached (an unknown key always reaches the database). A hold placed
+ * in the database re-checks in its own statement that the key still exists and is not revoked; a
+ * hold served from a balance lease (leases.ts) takes the cache's word, which is why a key is
+ * evicted at once, on every instance, when it is revoked or changed: through this process
+ * directly, and from other processes by the ledger's announcements (statements.ts `announce`),
+ * without which no lease is served. Looked up by key id too (`byKeyId`), for the lease's check.
  */
 export class KeyCache {
   private entries = new Map<string, Entry>();
+  private byId = new Map<string, Entry>();
   /** Counts evictions, so a lookup that raced one does not cache what it read before it. */
   private evictions = 0;
 
@@ -36,8 +38,16 @@ export class KeyCache {
     if (!e) return undefined;
     if (e.expiresAt <= this.now()) {
       this.entries.delete(hash);
+      if (e.auth.keyId && this.byId.get(e.auth.keyId) === e) this.byId.delete(e.auth.keyId);
       return undefined;
     }
+    return e.auth;
+  }
+
+  /** The verified key with this id, while the cache may answer for it. */
+  byKeyId(keyId: string): KeyAuth | undefined {
+    const e = this.byId.get(keyId);
+    if (!e || e.expiresAt <= this.now()) return undefined;
     return e.auth;
   }
 
@@ -50,13 +60,27 @@ export class KeyCache {
     // A revocation or change landed while this was read from the database: the read may predate it.
     if (readAtVersion !== this.evictions) return;
     this.entries.delete(hash);
-    if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { auth, expiresAt: this.now() + this.opts.ttlMs });
+    if (this.entries.size >= this.opts.maxEntries) {
+      const [oldest, e] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      if (e.auth.keyId && this.byId.get(e.auth.keyId) === e) this.byId.delete(e.auth.keyId);
+    }
+    const entry = { auth, expiresAt: this.now() + this.opts.ttlMs };
+    this.entries.set(hash, entry);
+    if (auth.keyId) this.byId.set(auth.keyId, entry);
   }
 
   /** Forgets a key (revoked or changed, or refused by a hold). */
   evictKeyId(keyId: string): void {
     this.evictions++;
+    this.byId.delete(keyId);
     for (const [hash, e] of this.entries) if (e.auth.keyId === keyId) this.entries.delete(hash);
+  }
+
+  /** Forgets every key (announcements may have been missed). */
+  clear(): void {
+    this.evictions++;
+    this.entries.clear();
+    this.byId.clear();
   }
 }

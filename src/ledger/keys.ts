@@ -76,6 +76,7 @@ export async function getKey(s: LedgerStatements, keyId: string): Promise<KeyRec
 
 /** Revoking twice keeps the first revocation time. */
 export async function revokeKey(s: LedgerStatements, keyId: string): Promise<KeyRecord | undefined> {
+  // On PostgreSQL the database announces it to every instance (the leases migration's trigger).
   const row = await s.db
     .updateTable('api_keys')
     .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${s.now()})` })
@@ -130,12 +131,16 @@ export async function updateKey(s: LedgerStatements, keyId: string, settings: Ke
 /** Looks a key up by its hash (see hashKey); undefined when unknown, revoked or expired. */
 export async function authenticate(s: LedgerStatements, keyHash: string): Promise<KeyAuth | undefined> {
   // A fixed SQL text: the query builder's compile step costs more CPU than the query.
-  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null; expires_at: Date | null }>`/* prepared:authenticate-key */
-    SELECT id, account_id, rpm_limit, tpm_limit, allowed_models, expires_at FROM api_keys
+  const { rows } = await sql<{ id: string; account_id: string; rpm_limit: number | null; tpm_limit: number | null; allowed_models: string[] | null; expires_at: Date | null; budgeted: unknown }>`/* prepared:authenticate-key */
+    SELECT id, account_id, rpm_limit, tpm_limit, allowed_models, expires_at,
+      EXISTS (SELECT 1 FROM key_budgets b WHERE b.key_id = api_keys.id) AS budgeted
+    FROM api_keys
     WHERE hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${s.now()})`.execute(s.db);
   const row = rows[0];
   if (!row) return undefined;
   const auth: KeyAuth = { accountId: row.account_id, keyId: row.id };
+  // PostgreSQL answers a boolean, SQLite 0 or 1.
+  if (row.budgeted === true || row.budgeted === 1 || row.budgeted === 1n) auth.keyBudgets = true;
   if (row.expires_at !== null) auth.expiresAt = row.expires_at.getTime();
   if (row.rpm_limit !== null || row.tpm_limit !== null) {
     auth.limits = {

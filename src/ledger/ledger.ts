@@ -17,13 +17,17 @@ import { hashKey, KEY_PREFIX } from './ids.js';
 import { KeyCache } from './key-cache.js';
 import { HoldForecast } from './hold-forecast.js';
 import { GroupCommit } from './group-commit.js';
-import { placeHolds } from './place-hold.js';
+import { leasedAtRefusal, placeHolds } from './place-hold.js';
 import { extendHold } from './extend-hold.js';
-import { settleMany, type SettleResult } from './settle.js';
+import { checkCharges, settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
 import { claimSpool, spoolSettles } from './spool.js';
 import { budgetStatus, ownedBudgetStatus, type BudgetStatus } from './budgets.js';
+import { Leases, type LeaseOptions } from './leases.js';
+import { holdsPlaced } from '../util/metrics.js';
+import { DEFAULT_LEASE_POLICY } from './lease-book.js';
+import { EMBEDDED_LISTENER, type LedgerEvent, type LedgerListener } from './statements.js';
 import { spendSummary, type SpendGroup, type SpendQuery } from './spend.js';
 
 export interface LedgerLog {
@@ -39,6 +43,8 @@ export interface LedgerOptions extends ConnectOptions {
    * open (see spool.ts). Without it they are logged and lost.
    */
   spoolPath?: string;
+  /** Balance leases (leases.ts): on unless false; SWITCHYARD_LEASES=off turns them off from the environment. */
+  leases?: boolean | Omit<LeaseOptions, 'log'>;
 }
 
 /** The spool file's name, in the data directory. */
@@ -56,8 +62,16 @@ export function ledgerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Ledg
   // The spool sits in the data directory on PostgreSQL too: it is this host's, like the process.
   const dataDir = dataDirFromEnv(env);
   const spoolPath = join(dataDir, SPOOL_FILE);
-  if (!env.DATABASE_URL) return { dataDir, embedded: embeddedFromEnv(dataDir, env), spoolPath };
-  return { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath };
+  const leases = leaseOptionsFromEnv(env);
+  if (!env.DATABASE_URL) return { dataDir, embedded: embeddedFromEnv(dataDir, env), spoolPath, leases };
+  return { databaseUrl: env.DATABASE_URL, schema: env.SWITCHYARD_DB_SCHEMA || undefined, spoolPath, leases };
+}
+
+/** SWITCHYARD_LEASES=off: every hold in the database; SWITCHYARD_LEASE_TTL_MS: a lease's lifetime (60 s). */
+function leaseOptionsFromEnv(env: NodeJS.ProcessEnv): LedgerOptions['leases'] {
+  if (env.SWITCHYARD_LEASES === 'off') return false;
+  const ttl = Number(env.SWITCHYARD_LEASE_TTL_MS);
+  return Number.isInteger(ttl) && ttl > 0 ? { policy: { ...DEFAULT_LEASE_POLICY, ttlMs: ttl } } : true;
 }
 
 /** Connects (see connect.ts for which database) and runs the migrations. */
@@ -70,7 +84,14 @@ export async function openLedger(opts: LedgerOptions = {}): Promise<Ledger> {
     await statements.db.destroy();
     throw e;
   }
-  const ledger = new Ledger(statements, opts.log, opts.spoolPath);
+  const leases = opts.leases === false ? undefined : opts.leases === true || opts.leases === undefined ? {} : opts.leases;
+  const ledger = new Ledger(statements, opts.log, opts.spoolPath, leases);
+  try {
+    await ledger.listen();
+  } catch (e) {
+    await ledger.close();
+    throw e;
+  }
   await ledger.applySpool();
   return ledger;
 }
@@ -96,6 +117,26 @@ const FORECAST_TTL_MS = 10_000;
 const SETTLE_RETRY_MAX_MS = 5_000;
 /** At close, how long settles being retried get to succeed before what is left is spooled. */
 const CLOSE_SETTLE_WAIT_MS = 3_000;
+/**
+ * How long the ended requests of leases wait for company before their batch goes out. What a
+ * process killed with SIGKILL leaves unwritten is its requests in flight and at most this much of
+ * ended ones (the reaper gives the leases' unused part back at their expiry).
+ */
+const LEASE_FLUSH_LINGER_MS = 10;
+/** Most ended requests one batch statement writes. */
+const LEASE_FLUSH_MAX_BATCH = 500;
+/** A hold refused while other instances' leases reserve part of the account waits at most this long for them to give it back. */
+const LEASES_WANTED_WAIT_MS = 500;
+const LEASES_WANTED_POLL_MS = 25;
+/**
+ * A batch of leased requests unanswered for this long means the database is slow or away: leases
+ * admit nothing more until the batches go through again, so what a SIGKILL during an outage could
+ * leave unwritten stays the requests in flight and about this much of ended ones.
+ */
+const LEASE_WRITE_STALL_MS = 250;
+
+const fromLease = holdsPlaced.labels('lease');
+const fromDatabase = holdsPlaced.labels('database');
 
 /** Errors worth trying a settle again for: the database's, not the caller's (a malformed charge, no hold). */
 const retryable = (e: unknown) => !(e instanceof GatewayError);
@@ -109,6 +150,15 @@ export class Ledger {
   private readonly forecast: HoldForecast;
   private readonly holds: GroupCommit<HoldRequest, bigint>;
   private readonly settles: GroupCommit<SettleRequest, SettleResult>;
+  /** Balance leases of this instance (leases.ts); undefined when they are off. */
+  private readonly leases?: Leases;
+  /** The ended requests of leases, written in batches. */
+  private readonly leaseFlushes: GroupCommit<SettleRequest, SettleResult>;
+  private listener: LedgerListener = EMBEDDED_LISTENER;
+  /** When each batch of leased requests under way was sent. */
+  private readonly leaseWrites = new Set<number>();
+  /** Leased requests whose batch failed and are being retried (or spooled at close). */
+  private leasedUnsettled = 0;
   private readonly keyListeners = new Set<(keyId: string) => void>();
   /** Users seen lately (see seeUser). */
   private readonly users = new Map<string, { record: UserRecord; until: number }>();
@@ -126,6 +176,7 @@ export class Ledger {
     readonly statements: LedgerStatements,
     private readonly log?: LedgerLog,
     private readonly spoolPath?: string,
+    leases?: Omit<LeaseOptions, 'log'>,
   ) {
     this.db = statements.db;
     this.keys = new KeyCache({ ttlMs: KEY_CACHE_TTL_MS, maxEntries: 100_000 });
@@ -143,6 +194,34 @@ export class Ledger {
       conflictKey: (s) => s.requestId,
       lingerMs: SETTLE_LINGER_MS,
     });
+    if (leases) this.leases = new Leases(statements, { ...leases, log });
+    this.leaseFlushes = new GroupCommit((items) => this.writeLeased(items), {
+      maxInFlight: 1,
+      maxBatch: LEASE_FLUSH_MAX_BATCH,
+      conflictKey: (s) => s.requestId,
+      lingerMs: LEASE_FLUSH_LINGER_MS,
+    });
+  }
+
+  /**
+   * Listens for other instances' announcements (statements.ts): a key or user changed elsewhere is
+   * dropped from the caches here, and an account whose leases another instance wants back gets
+   * this instance's unused part back. While announcements may have been missed, every cached key
+   * and user is dropped (and no lease is served until the listener is back).
+   */
+  async listen(): Promise<void> {
+    this.listener = await this.statements.listen(
+      (event: LedgerEvent, id: string) => {
+        if (event === 'key') this.forgetKey(id);
+        else void this.leases?.wanted(id);
+      },
+      () => this.forgetAll(),
+    );
+  }
+
+  private forgetAll(): void {
+    this.keys.clear();
+    this.users.clear();
   }
 
   /**
@@ -157,6 +236,10 @@ export class Ledger {
     for (const wake of this.wakeRetries) wake();
     await Promise.allSettled([...this.retries]);
     await this.spoolUnsettled();
+    // Every lease with nothing owed goes back; one still owing (its batch was spooled) expires, and
+    // the spooled captures are then applied as late ones.
+    await this.leases?.close();
+    await this.listener.close();
     return this.db.destroy();
   }
 
@@ -197,7 +280,7 @@ export class Ledger {
 
   /** Resolves once every hold and settle submitted before the call has committed (or failed). */
   async settled(): Promise<void> {
-    await Promise.all([this.holds.settled(), this.settles.settled()]);
+    await Promise.all([this.holds.settled(), this.settles.settled(), this.leaseFlushes.settled()]);
   }
 
   createAccount(name: string, initialBalance?: bigint): Promise<Account> {
@@ -206,12 +289,12 @@ export class Ledger {
   /** Reads wait for submitted settles first, so a caller reads its own completed requests. */
   async getAccount(id: string): Promise<Account | undefined> {
     await this.settled();
-    return getAccount(this.db, id);
+    return getAccount(this.db, id, this.leases && ((leaseId) => this.leases!.holding(leaseId)));
   }
   /** Reads wait for submitted settles first, as getAccount does. */
   async listAccounts(limit?: number, beforeId?: string): Promise<Account[]> {
     await this.settled();
-    return listAccounts(this.db, limit, beforeId);
+    return listAccounts(this.db, limit, beforeId, this.leases && ((leaseId) => this.leases!.holding(leaseId)));
   }
   createKey(accountId: string, settings?: KeySettings): Promise<{ key: string; record: KeyRecord }> {
     return createKey(this.statements, accountId, settings);
@@ -299,7 +382,9 @@ export class Ledger {
     return auth;
   }
 
-  credit(accountId: string, amount: bigint, reason: string): Promise<JournalEntry> {
+  /** A correction (negative) may not go below what is held: this instance's unused lease of the account goes back first. */
+  async credit(accountId: string, amount: bigint, reason: string): Promise<JournalEntry> {
+    if (amount < 0n) await this.leases?.giveBack(accountId);
     return credit(this.statements, accountId, amount, reason);
   }
   /**
@@ -307,25 +392,101 @@ export class Ledger {
    * hint for starting work early, never a reason to move money: only placeHold decides.
    */
   holdLikelyPasses(accountId: string, amount: bigint): boolean {
-    return this.forecast.covers(accountId, amount);
+    return !!this.leases?.covers(accountId, amount) || this.forecast.covers(accountId, amount);
   }
+  /**
+   * Reserves the request's worst case: from this instance's balance lease of the account when the
+   * request may be served from one (`leasable`) and the lease covers it, asking the lease for more
+   * if it is short; otherwise as a hold in the database. A hold refused for the balance while
+   * leases reserve part of the account gets them back first (`makeRoom`), so a request is refused
+   * only when the balance and every instance's unused leases together cannot cover it.
+   */
   async placeHold(h: HoldRequest): Promise<void> {
+    if (this.leases?.has(h.requestId)) throw new GatewayError('conflict', `a hold for request ${h.requestId} already exists`);
+    const leases = this.leasable(h) ? this.leases : undefined;
+    if (leases && (leases.admit(h) || (await leases.grow(h)))) return fromLease.inc();
+    try {
+      const available = await this.placeExact(h);
+      leases?.placedExact(h, available);
+    } catch (e) {
+      // Refused for the balance while leases (this instance's or others') reserve part of it.
+      if (!this.leases || !(e instanceof GatewayError) || e.kind !== 'insufficient_balance' || !leasedAtRefusal(e)) throw e;
+      await this.makeRoom(h, e);
+    }
+    fromDatabase.inc();
+  }
+
+  private async placeExact(h: HoldRequest): Promise<bigint> {
     this.forecast.submitted(h.accountId, h.amount);
     try {
       const available = await this.holds.submit(h);
       this.forecast.answered(h.accountId, h.amount, available);
+      return available;
     } catch (e) {
       this.forecast.answered(h.accountId, h.amount, undefined);
       if (h.keyId && e instanceof GatewayError && e.kind === 'authentication') this.keys.evictKeyId(h.keyId);
       throw e;
     }
   }
+
+  /**
+   * A hold takes no budget and its key (if any) is one this instance verified and still answers
+   * for: a lease may serve it. Only while this instance hears every other's announcements, so a
+   * key revoked anywhere is dropped here before it could spend from a lease.
+   */
+  private leasable(h: HoldRequest): boolean {
+    if (!this.leases || !this.listener.listening || (h.budgets && h.budgets.length > 0) || this.leaseWritesStalled()) return false;
+    if (h.keyId === undefined) return true;
+    const key = this.keys.byKeyId(h.keyId);
+    return !!key && key.accountId === h.accountId && !key.keyBudgets && (key.expiresAt === undefined || key.expiresAt > Date.now());
+  }
+
+  /**
+   * The balance refused `h` (`refusal`): this instance's lease of the account gives its unused part
+   * back and the hold is tried again; while other instances' leases reserve part of the account,
+   * they are asked for it (`wanted`) and the hold is tried again every 25 ms, for up to 500 ms. The
+   * refusal stands once nobody's lease holds anything that could help, or the time is up.
+   */
+  private async makeRoom(h: HoldRequest, refusal: GatewayError): Promise<void> {
+    const leases = this.leases!;
+    const until = Date.now() + LEASES_WANTED_WAIT_MS;
+    let asked = false;
+    let last = refusal;
+    for (;;) {
+      // Something may have come back (ours now, or theirs since we asked): try again.
+      if ((await leases.giveBack(h.accountId)) || asked) {
+        try {
+          await this.placeExact(h);
+          return;
+        } catch (e) {
+          if (!(e instanceof GatewayError) || e.kind !== 'insufficient_balance') throw e;
+          last = e;
+        }
+      }
+      // Refused with no lease of the account left anywhere: nothing could cover it.
+      const elsewhere = leasedAtRefusal(last) ? await leases.leasedElsewhere(h.accountId) : 0n;
+      if (elsewhere === 0n) throw last;
+      if (!asked) {
+        asked = true;
+        void leases.wanted(h.accountId);
+        await this.statements.announce('wanted', h.accountId).catch((err) => this.log?.warn({ err }, 'could not ask the other instances for their leases'));
+      }
+      if (Date.now() >= until) throw last;
+      await new Promise((r) => setTimeout(r, LEASES_WANTED_POLL_MS));
+    }
+  }
+
   /**
    * Settles a request. When the database cannot take it, it is tried again with backoff until it
    * does (the answer already went out; the hold keeps covering it meanwhile), and what is still
    * unwritten at close is spooled for the next start.
    */
-  async settle(s: SettleRequest): Promise<SettleResult> {
+  async settle(request: SettleRequest): Promise<SettleResult> {
+    // A leased request frees its lease's room now; its batch item carries the lease from here on.
+    return this.settleItem(this.leases?.has(request.requestId) ? this.leases.ended(request) : request);
+  }
+
+  private async settleItem(s: SettleRequest): Promise<SettleResult> {
     try {
       return await this.settleOnce(s);
     } catch (e) {
@@ -333,7 +494,13 @@ export class Ledger {
       this.unsettled.set(s.requestId, s);
       const retry = this.retrySettle(s, e);
       this.retries.add(retry);
-      void retry.catch(() => undefined).finally(() => this.retries.delete(retry));
+      if (s.lease) this.leasedUnsettled++;
+      void retry
+        .catch(() => undefined)
+        .finally(() => {
+          this.retries.delete(retry);
+          if (s.lease) this.leasedUnsettled--;
+        });
       return retry;
     }
   }
@@ -373,6 +540,7 @@ export class Ledger {
   }
 
   private async settleOnce(s: SettleRequest): Promise<SettleResult> {
+    if (s.lease) return this.leaseFlushes.submit(s);
     let result = await this.settles.submit(s);
     if (!result.settled) {
       let status = await this.holdStatus(s.requestId);
@@ -387,14 +555,59 @@ export class Ledger {
     }
     return result;
   }
-  extendHold(requestId: string, ttlMs: number): Promise<boolean> {
+  /** Keeps a hold alive (a leased request needs nothing: its lease is kept alive by its instance). */
+  async extendHold(requestId: string, ttlMs: number): Promise<boolean> {
+    if (this.leases?.has(requestId)) return true;
     return extendHold(this.statements, requestId, ttlMs);
   }
-  release(requestId: string, record?: UsageRecordInput): Promise<boolean> {
+  async release(requestId: string, record?: UsageRecordInput): Promise<boolean> {
+    if (this.leases?.has(requestId)) {
+      const item = this.leases.released(requestId, record);
+      if (item) await this.settleItem(item);
+      return true;
+    }
     return release(this.statements, requestId, record);
   }
-  reapExpired(now?: Date): Promise<number> {
-    return reapExpired(this.statements, now);
+  /**
+   * Expires pending holds and leases past their time. A lease that expires was never returned: its
+   * instance stopped without returning it (SIGKILL, a crash, a lost network), and the requests it
+   * was running then (its last write's count) are not billed; that is logged here.
+   */
+  async reapExpired(now?: Date): Promise<number> {
+    const holds = await reapExpired(this.statements, now);
+    const leases = await this.statements.reapLeases(now, 1000);
+    for (const l of leases) {
+      this.log?.warn(
+        { leaseId: l.id, accountId: l.account_id, instance: l.instance, returned: l.amount.toString(), inFlight: l.in_flight },
+        `a balance lease expired unreturned (its instance stopped without returning it): its unused part went back to the account; ${l.in_flight} request(s) it was running at its last write are not billed`,
+      );
+    }
+    return holds + leases.length;
+  }
+
+  /** The database is not taking the batches of leased requests: one is failing, or has been under way too long. */
+  private leaseWritesStalled(): boolean {
+    if (this.leasedUnsettled > 0) return true;
+    const now = performance.now();
+    for (const sentAt of this.leaseWrites) if (now - sentAt > LEASE_WRITE_STALL_MS) return true;
+    return false;
+  }
+
+  /** One batch of ended leased requests (see settleLeased): each is written at most once. */
+  private async writeLeased(items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
+    for (const item of items) checkCharges(item.charges);
+    const sentAt = performance.now();
+    this.leaseWrites.add(sentAt);
+    let answer: { written: string[]; ended: string[] };
+    try {
+      answer = await this.statements.settleLeased(items, this.leases?.states(items) ?? []);
+    } finally {
+      this.leaseWrites.delete(sentAt);
+    }
+    const { written, ended } = answer;
+    this.leases?.written(items, ended);
+    const done = new Set(written);
+    return items.map((s) => ({ captured: s.charges.reduce((sum, c) => sum + c.cost, 0n), settled: done.has(s.requestId) }));
   }
 
   async ledgerEntries(accountId: string, limit?: number, beforeId?: bigint): Promise<JournalEntry[]> {

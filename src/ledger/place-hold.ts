@@ -74,7 +74,11 @@ async function overBudget(s: LedgerStatements, h: HoldRequest, fromBatch: boolea
 async function insufficient(s: LedgerStatements, h: HoldRequest, fromBatch: boolean): Promise<bigint | Error> {
   const row = await s.db
     .selectFrom('accounts')
-    .select(['balance', 'held'])
+    .select((eb) => [
+      'balance',
+      'held',
+      eb.selectFrom('leases').select((l) => l.fn.coalesce(l.fn.sum<bigint>('amount'), l.lit(0)).as('s')).whereRef('leases.account_id', '=', 'accounts.id').where('status', '=', 'active').as('leased'),
+    ])
     .where('id', '=', h.accountId)
     .executeTakeFirst();
   if (!row) return new GatewayError('not_found', `account ${h.accountId} not found`);
@@ -83,10 +87,20 @@ async function insufficient(s: LedgerStatements, h: HoldRequest, fromBatch: bool
     const [again] = await placeHolds(s, [h]);
     return again;
   }
-  return new GatewayError(
+  const refusal = new GatewayError(
     'insufficient_balance',
     `insufficient balance: this request needs ${h.amount} ${MONEY_UNIT} held but ${available} ${MONEY_UNIT} is available`,
     // JSON numbers, as money is everywhere on the API (exact below 2^53 nanodollars, $9M).
     { details: { available: Number(available), required: Number(h.amount), unit: MONEY_UNIT } },
   );
+  LEASED_AT_REFUSAL.set(refusal, BigInt(row.leased ?? 0));
+  return refusal;
+}
+
+/** What active balance leases reserved on the account when the balance refused a hold (read with the refusal's figures). */
+const LEASED_AT_REFUSAL = new WeakMap<Error, bigint>();
+
+/** The leases' reserve on the account when `refusal` was made; undefined for another error. */
+export function leasedAtRefusal(refusal: unknown): bigint | undefined {
+  return refusal instanceof Error ? LEASED_AT_REFUSAL.get(refusal) : undefined;
 }

@@ -65,8 +65,9 @@ export function createdBefore<T extends keyof PagedById>(table: T, idColumn: Pag
 
 /**
  * Checks the projections against their sources in one snapshot: balance = sum of the journal,
- * held = sum of pending holds, each journal line's balance_after = running sum, captures = settled holds,
- * and each key budget row's held = its pending holds, its spent at most what its settled holds captured.
+ * held = sum of pending holds and active leases, each journal line's balance_after = running sum,
+ * captures = settled holds (or, for a request served from a lease, its usage record's cost), and
+ * each key budget row's held = its pending holds, its spent at most what its settled holds captured.
  */
 export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean; problems: string[] }> {
   const { rows } = await sql<{ problem: string }>`
@@ -77,7 +78,10 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     ), sums AS (
       SELECT account_id, sum(amount) AS total FROM journal GROUP BY account_id
     ), pending AS (
-      SELECT account_id, sum(amount) AS total FROM holds WHERE status = 'pending' GROUP BY account_id
+      SELECT account_id, sum(total) AS total FROM (
+        SELECT account_id, amount AS total FROM holds WHERE status = 'pending'
+        UNION ALL SELECT account_id, amount FROM leases WHERE status = 'active'
+      ) reserved GROUP BY account_id
     ), captures AS (
       SELECT request_id, -sum(amount) AS total FROM journal WHERE kind = 'capture' GROUP BY request_id
     ), budget_pending AS (
@@ -92,7 +96,7 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     SELECT 'account ' || a.id || ': balance ' || a.balance || ' but journal sums to ' || coalesce(s.total, 0) AS problem
       FROM accounts a LEFT JOIN sums s ON s.account_id = a.id WHERE a.balance <> coalesce(s.total, 0)
     UNION ALL
-    SELECT 'account ' || a.id || ': held ' || a.held || ' but pending holds sum to ' || coalesce(p.total, 0)
+    SELECT 'account ' || a.id || ': held ' || a.held || ' but pending holds and active leases sum to ' || coalesce(p.total, 0)
       FROM accounts a LEFT JOIN pending p ON p.account_id = a.id WHERE a.held <> coalesce(p.total, 0)
     UNION ALL
     SELECT 'account ' || a.id || ': negative held ' || a.held
@@ -111,8 +115,14 @@ export async function balanceCheck(db: Kysely<Database>): Promise<{ ok: boolean;
     SELECT 'budget ' || u.owner || ' ' || u.period || ': spent ' || u.spent || ' but its settled holds captured ' || coalesce(s.total, 0)
       FROM budget_usage u LEFT JOIN budget_spent s USING (owner, period, period_start) WHERE u.spent > coalesce(s.total, 0)
     UNION ALL
-    SELECT 'capture for ' || c.request_id || ' has no settled hold'
-      FROM captures c LEFT JOIN holds h ON h.id = c.request_id WHERE h.status IS DISTINCT FROM 'settled'`.execute(db);
+    SELECT 'capture for ' || c.request_id || ' has no settled hold nor a leased usage record'
+      FROM captures c LEFT JOIN holds h ON h.id = c.request_id
+      WHERE h.status IS DISTINCT FROM 'settled' AND NOT EXISTS (SELECT 1 FROM usage_records u WHERE u.request_id = c.request_id AND u.lease_id IS NOT NULL)
+    UNION ALL
+    SELECT 'leased request ' || u.request_id || ': cost ' || u.cost || ' but journal captures ' || coalesce(c.total, 0)
+      FROM usage_records u LEFT JOIN captures c ON c.request_id = u.request_id WHERE u.lease_id IS NOT NULL AND u.cost <> coalesce(c.total, 0)
+    UNION ALL
+    SELECT 'lease ' || l.id || ': negative amount ' || l.amount FROM leases l WHERE l.amount < 0`.execute(db);
   const problems = rows.map((r) => r.problem);
   return { ok: problems.length === 0, problems };
 }

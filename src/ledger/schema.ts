@@ -107,7 +107,29 @@ export interface UsageRecordsTable {
   beyond_hold: Generated<bigint>;
   /** Each attempt's priced lines (StoredPricing[]), so an invoice can be recomputed; null when none. */
   pricing: unknown;
+  /** The balance lease that served the request (its captures have no hold); null for a hold's. */
+  lease_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+}
+
+export type LeaseStatus = 'active' | 'returned' | 'expired';
+
+/** A share of an account's balance an instance reserved to serve holds from memory (leases.ts). */
+export interface LeasesTable {
+  id: string;
+  account_id: string;
+  /** The instance that took it (host, process and a random part). */
+  instance: string;
+  /** What it reserves now; counted in the account's `held` while active. */
+  amount: bigint;
+  status: Generated<LeaseStatus>;
+  /** Requests its instance was running on it at its last write. */
+  in_flight: Generated<number>;
+  /** What those requests held then (and their captures not yet written). */
+  in_use: Generated<bigint>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  resolved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface UsersTable {
@@ -170,6 +192,7 @@ export interface Database {
   budget_usage: BudgetUsageTable;
   budget_holds: BudgetHoldsTable;
   holds: HoldsTable;
+  leases: LeasesTable;
   journal: JournalTable;
   usage_records: UsageRecordsTable;
   stored_responses: StoredResponsesTable;

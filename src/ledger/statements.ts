@@ -41,6 +41,37 @@ export interface LedgerStatements {
   /** Expires up to `batch` pending holds due at `now` (default: the database's clock); how many. */
   reapBatch(now: Date | undefined, batch: number): Promise<number>;
 
+  /** Reserves a new lease of `amount` when the account's available balance is at least `need` (and the amount); undefined when refused. */
+  takeLease(l: LeaseTake): Promise<{ available: bigint } | undefined>;
+  /**
+   * Moves an active lease's expiry to `ttlMs` from now and records its requests in flight; grows it
+   * by `grow` when the account's available balance is at least `need`, or gives `grow` back when it
+   * is negative. Undefined when the lease is no longer active; else whether it grew (or gave back).
+   */
+  renewLease(r: LeaseRenewal): Promise<{ changed: boolean } | undefined>;
+  /** Ends an active lease, giving what it still reserves back to the account; what it gave, or undefined when it was not active. */
+  endLease(leaseId: string): Promise<bigint | undefined>;
+  /**
+   * Writes the ended requests of leases (distinct request ids) in one statement: their captures off
+   * the balance, what their holds covered off the leases and the account's held, the journal lines
+   * and the usage records (see leases.ts). A request whose usage record exists is skipped, so a batch
+   * written twice changes nothing. The request ids it wrote, and the leases it found ended.
+   */
+  settleLeased(items: SettleRequest[], leases: LeaseState[]): Promise<{ written: string[]; ended: string[] }>;
+  /** Expires up to `batch` active leases due at `now` (default: the database's clock), giving their amount back; the leases expired. */
+  reapLeases(now: Date | undefined, batch: number): Promise<ExpiredLease[]>;
+  /** What active leases of other instances reserve on the account. */
+  leasedElsewhere(accountId: string, instance: string): Promise<bigint>;
+  /**
+   * Tells every instance on this database, when the caller's transaction commits (or at once
+   * outside one), that an account's leases are wanted back (`wanted`). PostgreSQL's NOTIFY; the
+   * embedded databases have one process, which knows already. A key's or user's change (`key`) is
+   * announced by the database itself, however it is made (the leases migration's trigger).
+   */
+  announce(event: LedgerEvent, id: string): Promise<void>;
+  /** Listens for the announcements of every instance (see LedgerListener). */
+  listen(onEvent: (event: LedgerEvent, id: string) => void, onState: (listening: boolean) => void): Promise<LedgerListener>;
+
   /** Throws when this database cannot compute periods in time zone `tz`. */
   checkTimeZone(tz: string): Promise<void>;
   /** A key's budgets with the usage of the periods `at` (default now) falls in. */
@@ -67,6 +98,54 @@ export interface LedgerStatements {
    * false when `holder` no longer holds the export or the cursor is at or past that record already.
    */
   advanceUsageExport(name: string, holder: string, requestId: string, count: number, ttlMs: number): Promise<boolean>;
+}
+
+export type LedgerEvent = 'key' | 'wanted';
+
+/**
+ * Announcements from every instance of the database. `listening` is false while they may be missed
+ * (the listening connection is down): an instance then serves no lease, because a key revoked
+ * elsewhere would go unnoticed. On the embedded databases this process is the only writer, so it
+ * always listens.
+ */
+export interface LedgerListener {
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+/** The embedded databases' listener: this process is the only writer, so nothing can be missed. */
+export const EMBEDDED_LISTENER: LedgerListener = { listening: true, close: async () => undefined };
+
+export interface LeaseTake {
+  id: string;
+  accountId: string;
+  instance: string;
+  amount: bigint;
+  /** The account's available balance must be at least this (the lease takes at most half of it). */
+  need: bigint;
+  ttlMs: number;
+}
+
+/** What an instance's requests hold on one of its leases, as it writes it with the lease. */
+export interface LeaseState {
+  id: string;
+  inFlight: number;
+  inUse: bigint;
+}
+
+export interface LeaseRenewal extends LeaseState {
+  /** Positive: grow by it (if `need` is available); negative: give it back; zero: only the expiry. */
+  grow: bigint;
+  need: bigint;
+  ttlMs: number;
+}
+
+export interface ExpiredLease {
+  id: string;
+  account_id: string;
+  instance: string;
+  amount: bigint;
+  in_flight: number;
 }
 
 /** A hold that passed validation, with its place in the batch. */

@@ -15,8 +15,12 @@ export interface Account {
   id: string;
   name: string;
   balance: bigint;
+  /**
+   * What running requests hold: pending holds, and what requests served from balance leases hold
+   * (leases.ts). The unused part of a lease is not counted: any request may have it.
+   */
   held: bigint;
-  /** balance - held: what a new hold may take. */
+  /** balance - held: what new requests may take. */
   available: bigint;
   createdAt: Date;
 }
@@ -86,6 +90,8 @@ export interface KeyAuth {
   expiresAt?: number;
   /** A user's budgets and their groups' (absent for a key: its budgets are in the ledger). */
   budgets?: HoldBudget[];
+  /** A key with budgets of its own (in the ledger): its holds are always placed in the database. */
+  keyBudgets?: boolean;
 }
 
 export type JournalKind = 'credit' | 'capture';
@@ -212,4 +218,6 @@ export interface SettleRequest {
   requestId: string;
   charges: Charge[];
   record: UsageRecordInput;
+  /** Served from a balance lease (leases.ts) instead of a hold: the lease and what it set aside for the request. */
+  lease?: { id: string; accountId: string; held: bigint };
 }

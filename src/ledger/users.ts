@@ -73,6 +73,7 @@ export async function listUsers(s: LedgerStatements, q: { accountId?: string; li
 
 /** Disables (keeping the first time) or enables a user; undefined when unknown. */
 export async function setUserDisabled(s: LedgerStatements, id: string, disabled: boolean): Promise<UserRecord | undefined> {
+  // On PostgreSQL the database announces it to every instance (the leases migration's trigger).
   const row = await s.db
     .updateTable('users')
     .set({ disabled_at: disabled ? sql<Date>`coalesce(disabled_at, ${s.now()})` : null })

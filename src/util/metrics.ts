@@ -43,6 +43,13 @@ export const costNanodollars = new Counter({
   registers: [metricsRegistry],
 });
 
+export const holdsPlaced = new Counter({
+  name: 'switchyard_holds_total',
+  help: 'Holds placed, by where: served from this instance\'s balance lease (no database round trip), or in the database.',
+  labelNames: ['from'] as const,
+  registers: [metricsRegistry],
+});
+
 export const earlyUpstreamCalls = new Counter({
   name: 'switchyard_early_upstream_calls_total',
   help: 'Upstream calls started while the hold committed, by the hold\'s answer (placed, or refused: the call was cancelled).',

@@ -21,9 +21,10 @@ describe.skipIf(!PG_URL)('database faults (PostgreSQL behind a proxy)', () => {
   beforeAll(async () => {
     const target = new URL(PG_URL!);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    // The default timeouts: what an operator who sets nothing gets.
+    // The default timeouts: what an operator who sets nothing gets. Every hold goes to the database
+    // here (what these cases measure); a balance lease under an outage: lease-faults.test.ts.
     const db = postgres(PG_URL!, { connectUrl: proxy.url(PG_URL!) });
-    gw = await startTestGateway({ target: db });
+    gw = await startTestGateway({ target: db, exactHolds: true });
   });
   afterAll(async () => {
     proxy?.setMode('pass');
@@ -191,7 +192,8 @@ describe('database faults (SQLite locked by another process)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-busy-'));
     const file = join(dir, 'ledger.sqlite');
-    const ledger = await openLedger({ databaseUrl: `sqlite:${file}` });
+    // Every hold goes to the database here (a balance lease under an outage: lease-faults.test.ts).
+    const ledger = await openLedger({ databaseUrl: `sqlite:${file}`, leases: false });
     gw = await startTestGateway({ target: { name: 'sqlite', open: async () => ({ ledger, cleanup: () => ledger.close() }) } });
     other = new (createRequire(import.meta.url)('libsql'))(file);
   });

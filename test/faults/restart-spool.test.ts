@@ -143,7 +143,8 @@ for (const [name, makeOutage] of targets) {
         const usage = await sql<{ request_id: string }>`SELECT request_id FROM usage_records WHERE request_id IN (${sql.join(ids)})`.execute(ledger.db);
         console.log(`${name}: ${ids.length} answered during the outage, ${spooled.length} spooled at SIGTERM, restart ${JSON.stringify(applied)}; holds ${holds.rows.map((h) => h.status)}, usage records ${usage.rows.length}`);
         expect(applied).toMatchObject({ applied: 3, kept: 0 });
-        expect(holds.rows.map((h) => h.status)).toEqual(['settled', 'settled', 'settled']);
+        // A request either had a hold, now settled, or was served from a balance lease (no hold).
+        expect(holds.rows.map((h) => h.status).filter((st) => st !== 'settled')).toEqual([]);
         expect(usage.rows.map((u) => u.request_id).sort()).toEqual([...ids].sort());
         expect(existsSync(spoolFile)).toBe(false);
         expect((await ledger.balanceCheck()).problems).toEqual([]);

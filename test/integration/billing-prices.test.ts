@@ -53,7 +53,8 @@ const sdk: SdkGateway = useSdkGateway(
         long_context: [{ above: 200_000, input: '2.5', output: '15', cache_read: '0.25' }],
       }),
     );
-    return { catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'prices catalog') };
+    // The holds table is read for each request's worst case (holdAmount): every hold goes to the database.
+    return { catalog: buildCatalog(doc, { [FAKE_KEY_ENV]: 'sk-fake-upstream' }, 'prices catalog'), exactHolds: true };
   },
   { fake: { awsCredentials: TEST_AWS_CREDENTIALS }, setup: useTestAwsCredentials },
 );

@@ -21,23 +21,26 @@ export interface OpenedTarget {
   cleanup(): Promise<void>;
 }
 
+/** What a suite may choose of the ledger it opens (balance leases on by default, as in production). */
+export type TargetOptions = Pick<LedgerOptions, 'leases'>;
+
 export interface DbTarget {
   name: 'sqlite' | 'pglite' | 'postgres';
-  open(): Promise<OpenedTarget>;
+  open(opts?: TargetOptions): Promise<OpenedTarget>;
 }
 
 const pglite: DbTarget = {
   name: 'pglite',
-  async open() {
-    const ledger = await openLedger({ dataDir: 'memory://', embedded: 'pglite' });
+  async open(opts) {
+    const ledger = await openLedger({ dataDir: 'memory://', embedded: 'pglite', ...opts });
     return { ledger, cleanup: () => ledger.close() };
   },
 };
 
 const sqlite: DbTarget = {
   name: 'sqlite',
-  async open() {
-    const ledger = await openLedger({ databaseUrl: 'sqlite::memory:' });
+  async open(opts) {
+    const ledger = await openLedger({ databaseUrl: 'sqlite::memory:', ...opts });
     return { ledger, cleanup: () => ledger.close() };
   },
 };
@@ -50,9 +53,9 @@ export function postgres(url: string, opts: { connectUrl?: string } & Omit<Ledge
   const { connectUrl, ...ledgerOpts } = opts;
   return {
     name: 'postgres',
-    async open() {
+    async open(opts) {
       const schema = `ledger_test_${randomBytes(6).toString('hex')}`;
-      const ledger = await openLedger({ databaseUrl: connectUrl ?? url, schema, poolSize: 20, ...ledgerOpts });
+      const ledger = await openLedger({ databaseUrl: connectUrl ?? url, schema, poolSize: 20, ...ledgerOpts, ...opts });
       return {
         ledger,
         databaseUrl: url,

@@ -30,6 +30,8 @@ export interface TestGatewayOptions extends Omit<GatewayOptions, 'ledger' | 'por
   balance?: bigint;
   /** Which database (PGlite when absent). */
   target?: DbTarget;
+  /** Balance leases off: every hold is placed in the database (for suites that read the holds table). */
+  exactHolds?: boolean;
   /**
    * Output tokens per second for every built-in local model (0 = no pacing, the default here so
    * suites stay fast; tests of disconnects and pacing set a rate).
@@ -61,7 +63,7 @@ export function setModelPrice(catalog: Catalog, modelId: string, price: Price): 
  * instance, so a test file starts one gateway in beforeAll and shares it.
  */
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const db = await (opts.target ?? dbTargets[0]).open();
+  const db = await (opts.target ?? dbTargets[0]).open(opts.exactHolds ? { leases: false } : undefined);
   const catalog = opts.catalog ?? (opts.configPath ? undefined : localCatalog(opts.localRate ?? 0));
   // Its log goes to the run's capture, which is scanned for credentials at the end (log-capture.ts).
   const gateway = await startGateway({ ...capturedLogOptions(), ...opts, catalog, port: 0, ledger: db.ledger, adminKey: ADMIN_KEY });

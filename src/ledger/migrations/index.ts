@@ -10,11 +10,13 @@ import * as usersAudit from './20261128000000_users_audit.js';
 import * as debtPricing from './20261128200000_debt_pricing.js';
 import * as budgetOwners from './20261128300000_budget_owners.js';
 import * as usageExports from './20261204000000_usage_exports.js';
+import * as leases from './20261204100000_leases.js';
 import * as sqliteInitial from './sqlite/20261127000000_initial.js';
 import * as sqliteUsersAudit from './sqlite/20261128000000_users_audit.js';
 import * as sqliteDebtPricing from './sqlite/20261128200000_debt_pricing.js';
 import * as sqliteBudgetOwners from './sqlite/20261128300000_budget_owners.js';
 import * as sqliteUsageExports from './sqlite/20261204000000_usage_exports.js';
+import * as sqliteLeases from './sqlite/20261204100000_leases.js';
 
 /** Static migration provider: names sort by timestamp; add new files here in order. */
 export const migrations: Record<string, Migration> = {
@@ -29,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '20261128200000_debt_pricing': debtPricing,
   '20261128300000_budget_owners': budgetOwners,
   '20261204000000_usage_exports': usageExports,
+  '20261204100000_leases': leases,
 };
 
 /** SQLite's migrations (the embedded ledger): its own history, from the schema as it stands. */
@@ -38,4 +41,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '20261128200000_debt_pricing': sqliteDebtPricing,
   '20261128300000_budget_owners': sqliteBudgetOwners,
   '20261204000000_usage_exports': sqliteUsageExports,
+  '20261204100000_leases': sqliteLeases,
 };

@@ -1,8 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { AccountRow, Database, JournalRow, UsageRecordRow } from '../schema.js';
 import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
-import type {
-  BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
+import {
+  EMBEDDED_LISTENER,
+  type BudgetUsageRow, type ExpiredLease, type HoldCandidate, type HoldOutcome, type LeaseRenewal, type LeaseState, type LeaseTake, type LedgerEvent, type LedgerListener,
+  type LedgerStatements, type SettledHold, type SpendRow, type SpendRowGroup, type SpendRowsQuery, type StoredResponseRow,
 } from '../statements.js';
 import { toJson } from '../json.js';
 import { migrations } from '../migrations/index.js';
@@ -11,6 +13,8 @@ import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
 import { budgetUsage, checkTimeZone, ownedBudgetUsage } from './budgets.js';
 import { advanceUsageExport, claimUsageExport, usageToExport } from './usage-export.js';
+import { endLease, leasedElsewhere, reapLeases, renewLease, settleLeased, takeLease } from './leases.js';
+import { CHANNEL, listenPostgres, type ListenOptions } from './listen.js';
 
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
   day: sql`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
@@ -31,10 +35,12 @@ export class PostgresStatements implements LedgerStatements {
   constructor(
     readonly db: Kysely<Database>,
     readonly migrationTableSchema?: string,
+    /** PostgreSQL's server: how to listen for other instances' announcements. Absent on PGlite (one process). */
+    private readonly listenOptions?: Omit<ListenOptions, 'schema'>,
   ) {}
 
   on(db: Kysely<Database>): LedgerStatements {
-    return new PostgresStatements(db, this.migrationTableSchema);
+    return new PostgresStatements(db, this.migrationTableSchema, this.listenOptions);
   }
 
   now(): RawBuilder<Date> {
@@ -81,6 +87,33 @@ export class PostgresStatements implements LedgerStatements {
   }
   reapBatch(now: Date | undefined, batch: number): Promise<number> {
     return reapBatch(this.db, now, batch);
+  }
+  takeLease(l: LeaseTake): Promise<{ available: bigint } | undefined> {
+    return takeLease(this.db, l);
+  }
+  renewLease(r: LeaseRenewal): Promise<{ changed: boolean } | undefined> {
+    return renewLease(this.db, r);
+  }
+  endLease(leaseId: string): Promise<bigint | undefined> {
+    return endLease(this.db, leaseId);
+  }
+  settleLeased(items: SettleRequest[], leases: LeaseState[]): Promise<{ written: string[]; ended: string[] }> {
+    return settleLeased(this.db, items, leases);
+  }
+  reapLeases(now: Date | undefined, batch: number): Promise<ExpiredLease[]> {
+    return reapLeases(this.db, now, batch);
+  }
+  leasedElsewhere(accountId: string, instance: string): Promise<bigint> {
+    return leasedElsewhere(this.db, accountId, instance);
+  }
+  async announce(event: LedgerEvent, id: string): Promise<void> {
+    if (!this.listenOptions) return;
+    await sql`SELECT pg_notify(${CHANNEL}, current_schema() || ${`\t${event}\t${id}`})`.execute(this.db);
+  }
+  async listen(onEvent: (event: LedgerEvent, id: string) => void, onState: (listening: boolean) => void): Promise<LedgerListener> {
+    if (!this.listenOptions) return EMBEDDED_LISTENER;
+    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(this.db);
+    return listenPostgres({ ...this.listenOptions, schema: rows[0].schema }, onEvent, onState);
   }
   checkTimeZone(tz: string): Promise<void> {
     return checkTimeZone(this.db, tz);

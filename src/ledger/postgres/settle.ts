@@ -7,7 +7,7 @@ import { toJson } from '../json.js';
 import { budgetReturn } from './budgets.js';
 
 /** A request's charges as JSON rows: bigints travel as exact strings. */
-function chargeRows(requestId: string, s: SettleRequest): object[] {
+export function chargeRows(requestId: string, s: SettleRequest): object[] {
   return s.charges.map((c, i) => {
     const t = tokenCounts(c.usage);
     return {
@@ -31,9 +31,9 @@ function chargeRows(requestId: string, s: SettleRequest): object[] {
  * exact. Accounts are locked in id order. Tables are reached by `id = ANY (ARRAY(...))` index
  * lookups, as in the hold statement (see place-holds.ts).
  */
-export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Promise<SettledHold[]> {
-  const charges = valid.flatMap((s) => chargeRows(s.requestId, s));
-  const requests = valid.map(({ requestId, record: r, charges: cs }) => ({
+/** A request's usage record as a JSON row (the settle statements' `r`). */
+export function recordRow({ requestId, record: r, charges }: SettleRequest) {
+  return {
     id: requestId,
     key_id: r.keyId,
     model_requested: r.modelRequested,
@@ -44,8 +44,13 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
     end_user: r.endUser ?? null,
     session_id: r.session ?? null,
     user_id: r.userId ?? null,
-    pricing: pricingJson(cs),
-  }));
+    pricing: pricingJson(charges),
+  };
+}
+
+export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Promise<SettledHold[]> {
+  const charges = valid.flatMap((s) => chargeRows(s.requestId, s));
+  const requests = valid.map(recordRow);
   const { rows } = await sql<SettledHold>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)

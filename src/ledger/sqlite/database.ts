@@ -30,7 +30,7 @@ interface LibsqlDatabase {
 /** Columns stored as epoch milliseconds, read as Date. */
 export const DATE_COLUMNS = new Set(['created_at', 'revoked_at', 'expires_at', 'resolved_at', 'period_start', 'last_seen_at', 'disabled_at', 'after_created_at', 'delivered_at', 'held_until']);
 /** INTEGER columns that the ledger reads as numbers (PostgreSQL `integer`): everything else stays bigint. */
-export const NUMBER_COLUMNS = new Set(['rpm_limit', 'tpm_limit']);
+export const NUMBER_COLUMNS = new Set(['rpm_limit', 'tpm_limit', 'in_flight']);
 /** Columns stored as JSON text (PostgreSQL jsonb and text[]). */
 export const JSON_COLUMNS = new Set(['allowed_models', 'attempts', 'response', 'input_items', 'item', 'groups', 'before', 'after', 'pricing']);
 

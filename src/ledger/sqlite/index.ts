@@ -1,8 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { AccountRow, Database, JournalRow, UsageRecordRow } from '../schema.js';
 import type { HoldBudget, SettleRequest, UsageRecordInput } from '../types.js';
-import type {
-  BudgetUsageRow, HoldCandidate, HoldOutcome, LedgerStatements, SettledHold, SpendRow, SpendRowGroup, SpendRowsQuery, StoredResponseRow,
+import {
+  EMBEDDED_LISTENER,
+  type BudgetUsageRow, type ExpiredLease, type HoldCandidate, type HoldOutcome, type LeaseRenewal, type LeaseState, type LeaseTake, type LedgerListener,
+  type LedgerStatements, type SettledHold, type SpendRow, type SpendRowGroup, type SpendRowsQuery, type StoredResponseRow,
 } from '../statements.js';
 import { toJson } from '../json.js';
 import { sqliteMigrations } from '../migrations/index.js';
@@ -13,6 +15,7 @@ import { settle } from './settle.js';
 import { extendHold, reapBatch, release } from './release.js';
 import { budgetUsage, ownedBudgetUsage } from './budgets.js';
 import { advanceUsageExport, claimUsageExport, usageToExport } from './usage-export.js';
+import { endLease, leasedElsewhere, reapLeases, renewLease, settleLeased, takeLease } from './leases.js';
 
 /** created_at is epoch milliseconds here: the UTC day by strftime. */
 const GROUP_EXPR: Record<SpendRowGroup, RawBuilder<string | null>> = {
@@ -74,6 +77,29 @@ export class SqliteStatements implements LedgerStatements {
   }
   reapBatch(now: Date | undefined, batch: number): Promise<number> {
     return reapBatch(this.db, now, batch);
+  }
+  takeLease(l: LeaseTake): Promise<{ available: bigint } | undefined> {
+    return takeLease(this.db, l);
+  }
+  renewLease(r: LeaseRenewal): Promise<{ changed: boolean } | undefined> {
+    return renewLease(this.db, r);
+  }
+  endLease(leaseId: string): Promise<bigint | undefined> {
+    return endLease(this.db, leaseId);
+  }
+  settleLeased(items: SettleRequest[], leases: LeaseState[]): Promise<{ written: string[]; ended: string[] }> {
+    return settleLeased(this.db, items, leases);
+  }
+  reapLeases(now: Date | undefined, batch: number): Promise<ExpiredLease[]> {
+    return reapLeases(this.db, now, batch);
+  }
+  leasedElsewhere(accountId: string, instance: string): Promise<bigint> {
+    return leasedElsewhere(this.db, accountId, instance);
+  }
+  /** One process writes the file (its directory is locked): it knows its own changes already. */
+  async announce(): Promise<void> {}
+  async listen(): Promise<LedgerListener> {
+    return EMBEDDED_LISTENER;
   }
   /** SQLite has no time zones: JavaScript's (ICU's) decide where periods begin. */
   async checkTimeZone(tz: string): Promise<void> {
