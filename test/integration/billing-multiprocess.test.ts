@@ -14,31 +14,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load-config.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
-import { holdFor, waitFor } from '../ledger/http-billing.js';
+import { exactCostConfig, holdFor, waitFor } from '../ledger/http-billing.js';
 import { captureChildLog } from '../support/log-capture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const K = 29;
 const TOTAL = 500;
 
-/** local-haiku priced so a request capped at max_tokens costs exactly its hold (see billing-concurrency). */
-const CONFIG = `
-providers:
-  local: { type: local }
-models:
-  - id: local-haiku
-    provider: local
-    upstream_model: local-haiku
-    price: { input: 1, output: 5, cache_read: 0.1, cache_write: 1 }
-    max_output_tokens: 32000
-    tokens_per_second: 0
-  - id: local-slow
+/** local-haiku priced so a request capped at max_tokens costs exactly its hold; local-slow streams slowly. */
+const CONFIG = exactCostConfig(`  - id: local-slow
     provider: local
     upstream_model: local-opus
     price: { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75 }
     max_output_tokens: 32000
     tokens_per_second: 5
-`;
+`);
 
 interface Child { url: string; proc: ChildProcess }
 

@@ -27,7 +27,7 @@ import { ADMIN_KEY, dbTargets, startTestGateway, type TestGateway } from '../sup
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { DESKTOP_CLIENT_ID, GATEWAY_AUDIENCE, startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
-import { exactCostCatalog, holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
+import { exactCostCatalog, exactCostConfig, holdFor, responseProblems, waitFor } from '../ledger/http-billing.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const MODEL = 'local-haiku';
@@ -144,18 +144,8 @@ describe.each(dbTargets)('a user\'s own budget ($name)', (target) => {
   }, 180_000);
 });
 
-/** local-haiku priced so a request capped at max_tokens costs exactly its hold (see billing-multiprocess). */
-const CATALOG = `
-providers:
-  local: { type: local }
-models:
-  - id: local-haiku
-    provider: local
-    upstream_model: local-haiku
-    price: { input: 1, output: 5, cache_read: 0.1, cache_write: 1 }
-    max_output_tokens: 32000
-    tokens_per_second: 0
-`;
+/** local-haiku priced so a request capped at max_tokens costs exactly its hold. */
+const CATALOG = exactCostConfig();
 
 describe.runIf(pgTarget)('a group budget across two gateway processes on postgres', () => {
   const K = 13;

@@ -14,21 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load-config.js';
 import { openaiChat } from '../../src/protocols/openai-chat/index.js';
 import { pgTarget, type OpenedTarget } from '../ledger/db-targets.js';
-import { holdFor, waitFor } from '../ledger/http-billing.js';
+import { exactCostConfig, holdFor, waitFor } from '../ledger/http-billing.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 
 /** local-haiku priced so that a request capped at max_tokens costs exactly its hold. */
-const CONFIG = `
-providers:
-  local: { type: local }
-models:
-  - id: local-haiku
-    provider: local
-    upstream_model: local-haiku
-    price: { input: 1, output: 5, cache_read: 0.1, cache_write: 1 }
-    max_output_tokens: 32000
-    tokens_per_second: 0
-`;
+const CONFIG = exactCostConfig();
 const ADMIN = 'sk-admin-leases-test-0123456789';
 
 /** A request as the SDKs send it: a 503 (the database's one-second wait under this burst) is retried after retry-after. */

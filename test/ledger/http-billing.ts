@@ -73,6 +73,24 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
 }
 
 /**
+ * A catalog file (for gateway processes) with `local-haiku` priced as exactCostCatalog prices it:
+ * a request capped at max_tokens costs exactly its hold. `more` is YAML of further models.
+ */
+export function exactCostConfig(more = ''): string {
+  return `
+providers:
+  local: { type: local }
+models:
+  - id: local-haiku
+    provider: local
+    upstream_model: local-haiku
+    price: { input: 1, output: 5, cache_read: 0.1, cache_write: 1 }
+    max_output_tokens: 32000
+    tokens_per_second: 0
+${more}`;
+}
+
+/**
  * The built-in catalog at rate 0, with a price for `model` whose worst case is exactly what a
  * capped request costs (so a hold and its settle can be compared to the unit).
  */
