@@ -27,6 +27,11 @@ describe('createScrubber', () => {
       ['Basic dXNlcjpwYXNzd29yZA==', 'Basic [redacted]'],
       ['jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJlLWJ5dGVz refused', 'jwt [redacted] refused'],
       ['the operator-secret-value-42 leaked', 'the [redacted] leaked'],
+      // Shapes that only a `token` name announces (the prefilter must let each through).
+      ['refresh failed: access_token=abcdef123456', 'refresh failed: access_token=[redacted]'],
+      ['{"refresh_token" : "abcdef123456"}', '{"refresh_token" : "[redacted]"}'],
+      ['GET https://example.test/stream?alt=sse&token=abcdef123456', 'GET https://example.test/stream?alt=sse&token=[redacted]'],
+      ['{"inputTokens":17,"outputTokens":20}', '{"inputTokens":17,"outputTokens":20}'],
       ['request req_0123 for model claude-sonnet-4-5 took 120 ms (keyId key_abc)', 'request req_0123 for model claude-sonnet-4-5 took 120 ms (keyId key_abc)'],
     ];
     for (const [input, output] of cases) expect(scrub.text(input)).toBe(output);

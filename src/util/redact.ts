@@ -49,8 +49,12 @@ const SHAPES: Array<[RegExp, string]> = [
   // A JWT (an identity provider's token presented as a credential): header.payload.signature.
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, REDACTED],
 ];
-/** A cheap test before the replacements: most texts have none of these. */
-const MAYBE = /bearer|basic\s|api[-_]?key|key=|authorization|token|secret|password|sig(?:nature)?=|amz-|eyJ|:\/\/[^\s"]*@|sk-|AIza|ya29\.|AKIA|ASIA/i;
+/**
+ * A cheap test before the replacements: most texts have none of these. It matches wherever a
+ * shape could (`token` only where a value follows it, `access_token=` or `"refresh_token": `, so
+ * the request log's `inputTokens` does not send every line through all the shapes).
+ */
+const MAYBE = /bearer|basic\s|api[-_]?key|key=|authorization|token["']?\s*[:=]|secret|password|sig(?:nature)?=|amz-|eyJ|:\/\/[^\s"]*@|sk-|AIza|ya29\.|AKIA|ASIA/i;
 
 /** Field names whose value is a credential, whatever it looks like. */
 const SECRET_FIELD = /^(authorization|proxy-authorization|x-api-key|api[-_]?key|x-goog-api-key|cookie|set-cookie|password|secret|client_secret|access_token|refresh_token|id_token|private_key|aws_secret_access_key|aws_session_token|x-amz-security-token)$/i;
