@@ -162,6 +162,7 @@ async function child(build: string, fakeUrl: string): Promise<void> {
   const gw = await startGateway({ port: 0, configPath: config, ledger: instantLedger(), logLevel: 'info', logDestination: sink(), requestLogDestination: sink(), identity: undefined });
   process.on('message', (m: Command) => {
     if ('stop' in m) {
+      rmSync(config, { force: true });
       void gw.close().then(() => process.exit(0));
       return;
     }

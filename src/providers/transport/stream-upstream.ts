@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
 import { GatewayError, type UpstreamEvent } from '../../ir/index.js';
 import { parseSse } from '../../util/sse-parse.js';
 import type { ProviderCall } from '../types.js';
 import { agentFor } from './agents.js';
+import { sendRequest } from './send-request.js';
 import { abortedError, mapTransportError } from './map-transport-error.js';
 import { defaultRetryOptions, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import type { UpstreamExchange } from './types.js';
@@ -66,19 +66,16 @@ async function* tryOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, observed
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', ...ex.headers };
   if (ex.sign) Object.assign(headers, await ex.sign({ url: ex.url, headers, body }));
   if (observed) Object.assign(headers, observed.headers);
-  const res = await request(ex.url, {
+  // Aborting the call closes the upstream's connection at once, before or after its headers.
+  const res = await sendRequest(agentFor(call.target.provider), ex.url, {
     method: 'POST',
     headers,
     body,
-    dispatcher: agentFor(call.target.provider),
     signal: call.signal,
     // A non-streamed answer is generated whole before its headers are sent.
     ...(streamed ? {} : { headersTimeout: call.target.provider.timeouts.responseMs }),
   });
   observed?.response(res.statusCode);
-  // The upstream must see its connection closed at once when the call is aborted.
-  const onAbort = () => res.body.destroy();
-  call.signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (res.statusCode >= 300) {
       const text = await res.body.text();
@@ -107,7 +104,6 @@ async function* tryOnce<S>(call: ProviderCall, ex: UpstreamExchange<S>, observed
     }
     if (!finished) throw new GatewayError('bad_gateway', 'upstream stream ended early', { retryable: true });
   } finally {
-    call.signal.removeEventListener('abort', onAbort);
     // Consumed bodies are already released to the pool; an abandoned one closes its socket.
     if (!res.body.destroyed) res.body.destroy();
   }
