@@ -4,7 +4,7 @@ import type { SettleRequest } from '../types.js';
 import type { ExpiredLease, LeaseRenewal, LeaseState, LeaseTake } from '../statements.js';
 import { toJson } from '../json.js';
 import { available } from '../hold-admission.js';
-import { chargeRows, recordRow } from './settle.js';
+import { captureJournal, chargeLines, recordRow } from './settle.js';
 
 /**
  * The lease statements on PostgreSQL (the rules: leases.ts). Each locks the account row before the
@@ -78,7 +78,6 @@ export async function endLease(db: Kysely<Database>, leaseId: string): Promise<b
  * whose answer was lost).
  */
 export async function settleLeased(db: Kysely<Database>, items: SettleRequest[], leases: LeaseState[]): Promise<{ written: string[]; ended: string[] }> {
-  const charges = items.flatMap((s) => chargeRows(s.requestId, s));
   const requests = items.map((s) => ({ ...recordRow(s), lease_id: s.lease!.id, account_id: s.lease!.accountId, held: s.lease!.held.toString() }));
   const states = leases.map((l) => ({ id: l.id, in_flight: l.inFlight, in_use: l.inUse.toString() }));
   const { rows } = await sql<{ id: string; ended: boolean }>`/* prepared:settle-leased */
@@ -88,10 +87,7 @@ export async function settleLeased(db: Kysely<Database>, items: SettleRequest[],
           latency_ms bigint, status text, end_user text, session_id text, user_id text, pricing text)
     ), lf AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb) AS x(id text, in_flight int, in_use bigint)
-    ), c AS (
-      SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-      FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
-        AS x(req text, ord int, model text, cost bigint, in_nc bigint, in_cr bigint, in_cw bigint, out_total bigint, out_reason bigint)
+    ), c AS (${chargeLines(items)}
     ), fresh AS (
       SELECT r.* FROM r WHERE NOT EXISTS (SELECT 1 FROM usage_records u WHERE u.request_id = r.id)
     ), t AS (
@@ -120,17 +116,8 @@ export async function settleLeased(db: Kysely<Database>, items: SettleRequest[],
       WHERE accounts.id = ANY (ARRAY(SELECT id FROM lk)) AND accounts.id = per.account_id
       RETURNING accounts.id, accounts.balance AS after_all
     ), lines AS (
-      SELECT tl.account_id, tl.active, tl.held AS held_amount, c.* FROM tl JOIN c ON c.req = tl.id
-    ), j AS (
-      INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
-        input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason)
-      SELECT l.account_id, 'capture', -l.cost,
-        a.after_all + coalesce(sum(l.cost) OVER (
-          PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
-        l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
-        CASE WHEN NOT l.active THEN 'captured after its lease ended' WHEN l.before + l.cost > l.held_amount THEN 'charged beyond its hold' END
-      FROM lines l JOIN a ON a.id = l.account_id
-      ORDER BY l.account_id, l.req, l.ord
+      SELECT tl.account_id, NOT tl.active AS late, tl.held AS held_amount, c.* FROM tl JOIN c ON c.req = tl.id
+    ), j AS (${captureJournal('lines', 'a', 'captured after its lease ended')}
     ), u AS (
       INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
         input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,

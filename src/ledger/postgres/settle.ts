@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SettleRequest } from '../types.js';
 import type { SettledHold } from '../statements.js';
@@ -7,7 +7,7 @@ import { toJson } from '../json.js';
 import { budgetReturn } from './budgets.js';
 
 /** A request's charges as JSON rows: bigints travel as exact strings. */
-export function chargeRows(requestId: string, s: SettleRequest): object[] {
+function chargeRows(requestId: string, s: SettleRequest): object[] {
   return s.charges.map((c, i) => {
     const t = tokenCounts(c.usage);
     return {
@@ -31,6 +31,38 @@ export function chargeRows(requestId: string, s: SettleRequest): object[] {
  * exact. Accounts are locked in id order. Tables are reached by `id = ANY (ARRAY(...))` index
  * lookups, as in the hold statement (see place-holds.ts).
  */
+/**
+ * The charges of a batch's requests as SQL rows (the settle statements' `c`): one per charge, with
+ * `before`, what the request's earlier charges came to (for the 'charged beyond its hold' line).
+ */
+export function chargeLines(requests: SettleRequest[]): RawBuilder<unknown> {
+  const rows = requests.flatMap((s) => chargeRows(s.requestId, s));
+  return sql`
+        SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS x(req text, ord int, model text, cost bigint, in_nc bigint, in_cr bigint, in_cw bigint, out_total bigint, out_reason bigint)`;
+}
+
+/**
+ * The journal's capture lines of a batch (the settle statements' `j`): one per row of `lines` (a
+ * charge, with its `account_id`, `late`, `held_amount` and chargeLines' columns), chained per
+ * account in request-then-charge order back from `accounts`' `after_all` (each account's balance
+ * once the batch's captures are off it), so each line's balance_after is exact. A late line says
+ * `lateReason`; one past its hold, 'charged beyond its hold'.
+ */
+export function captureJournal(lines: string, accounts: string, lateReason: string): RawBuilder<unknown> {
+  return sql`
+        INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
+          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason)
+        SELECT l.account_id, 'capture', -l.cost,
+          a.after_all + coalesce(sum(l.cost) OVER (
+            PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
+          l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
+          CASE WHEN l.late THEN ${sql.lit(lateReason)} WHEN l.before + l.cost > l.held_amount THEN 'charged beyond its hold' END
+        FROM ${sql.table(lines)} l JOIN ${sql.table(accounts)} a ON a.id = l.account_id
+        ORDER BY l.account_id, l.req, l.ord`;
+}
+
 /** A request's usage record as a JSON row (the settle statements' `r`). */
 export function recordRow({ requestId, record: r, charges }: SettleRequest) {
   return {
@@ -49,17 +81,13 @@ export function recordRow({ requestId, record: r, charges }: SettleRequest) {
 }
 
 export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Promise<SettledHold[]> {
-  const charges = valid.flatMap((s) => chargeRows(s.requestId, s));
   const requests = valid.map(recordRow);
   const { rows } = await sql<SettledHold>`/* prepared:settle-many */
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${toJson(requests)}::jsonb)
           AS x(id text, key_id text, model_requested text, model_served text, attempts jsonb, latency_ms bigint, status text,
             end_user text, session_id text, user_id text, pricing text)
-      ), c AS (
-        SELECT x.*, coalesce(sum(x.cost) OVER (PARTITION BY x.req ORDER BY x.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-        FROM jsonb_to_recordset(${JSON.stringify(charges)}::jsonb)
-          AS x(req text, ord int, model text, cost bigint, in_nc bigint, in_cr bigint, in_cw bigint, out_total bigint, out_reason bigint)
+      ), c AS (${chargeLines(valid)}
       ), t AS (
         SELECT r.id, coalesce(sum(c.cost), 0) AS cost,
           coalesce(sum(c.in_nc), 0) AS in_nc, coalesce(sum(c.in_cr), 0) AS in_cr, coalesce(sum(c.in_cw), 0) AS in_cw,
@@ -93,18 +121,8 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
         WHERE accounts.id = ANY (ARRAY(SELECT id FROM lk)) AND accounts.id = per.account_id
         RETURNING accounts.id, accounts.balance AS after_all
       ), lines AS (
-        SELECT h.account_id, h.late, h.amount AS held_amount, c.*, c.cost AS taken
-        FROM h JOIN c ON c.req = h.id
-      ), j AS (
-        INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
-          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason)
-        SELECT l.account_id, 'capture', -l.taken,
-          a.after_all + coalesce(sum(l.taken) OVER (
-            PARTITION BY l.account_id ORDER BY l.req, l.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0),
-          l.req, l.model, l.cost, l.in_nc, l.in_cr, l.in_cw, l.out_total, l.out_reason,
-          CASE WHEN l.late THEN 'captured after its hold expired' WHEN l.before + l.cost > l.held_amount THEN 'charged beyond its hold' END
-        FROM lines l JOIN a ON a.id = l.account_id
-        ORDER BY l.account_id, l.req, l.ord
+        SELECT h.account_id, h.late, h.amount AS held_amount, c.* FROM h JOIN c ON c.req = h.id
+      ), j AS (${captureJournal('lines', 'a', 'captured after its hold expired')}
       ), u AS (
         INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
           input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,

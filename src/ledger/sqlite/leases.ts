@@ -2,9 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SettleRequest } from '../types.js';
 import type { ExpiredLease, LeaseRenewal, LeaseState, LeaseTake } from '../statements.js';
-import { pricingJson, tokenCounts } from '../rows.js';
-import { toJson } from '../json.js';
 import { inTransaction } from './transaction.js';
+import { recordCaptures } from './settle.js';
 
 /**
  * The lease statements on SQLite (the rules: leases.ts), each one transaction holding the write
@@ -79,31 +78,9 @@ export function settleLeased(db: Kysely<Database>, items: SettleRequest[], lease
       if (covered > 0n) await sql`UPDATE leases SET amount = amount - ${covered} WHERE id = ${lease.id}`.execute(trx);
       const { rows: [a] } = await sql<{ balance: bigint }>`
         UPDATE accounts SET held = held - ${covered}, balance = balance - ${cost} WHERE id = ${lease.accountId} RETURNING balance`.execute(trx);
-      let balance = a.balance + cost;
-      let before = 0n;
-      const tokens = s.charges.map((c) => tokenCounts(c.usage));
-      for (const [i, c] of s.charges.entries()) {
-        before += c.cost;
-        balance -= c.cost;
-        const t = tokens[i];
-        const reason = !live ? 'captured after its lease ended' : before > lease.held ? 'charged beyond its hold' : null;
-        await sql`
-          INSERT INTO journal (account_id, kind, amount, balance_after, request_id, model, cost,
-            input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens, reason, created_at)
-          VALUES (${lease.accountId}, 'capture', ${-c.cost}, ${balance}, ${s.requestId}, ${c.model}, ${c.cost},
-            ${t.inputNoCache}, ${t.inputCacheRead}, ${t.inputCacheWrite}, ${t.output}, ${t.reasoning}, ${reason}, ${now})`.execute(trx);
-      }
-      const total = (f: (t: (typeof tokens)[number]) => bigint) => tokens.reduce((sum, t) => sum + f(t), 0n);
       const beyond = live ? (cost > lease.held ? cost - lease.held : 0n) : cost;
-      const r = s.record;
-      await sql`
-        INSERT INTO usage_records (request_id, account_id, key_id, model_requested, model_served, attempts,
-          input_no_cache, input_cache_read, input_cache_write, output_tokens, reasoning_tokens,
-          cost, latency_ms, status, end_user, session_id, user_id, beyond_hold, pricing, lease_id, created_at)
-        VALUES (${s.requestId}, ${lease.accountId}, ${r.keyId}, ${r.modelRequested}, ${r.modelServed}, ${toJson(r.attempts ?? [])},
-          ${total((t) => t.inputNoCache)}, ${total((t) => t.inputCacheRead)}, ${total((t) => t.inputCacheWrite)}, ${total((t) => t.output)}, ${total((t) => t.reasoning)},
-          ${cost}, ${Math.max(0, Math.round(r.latencyMs))}, ${r.status}, ${r.endUser ?? null}, ${r.session ?? null}, ${r.userId ?? null}, ${beyond},
-          ${pricingJson(s.charges)}, ${lease.id}, ${now})`.execute(trx);
+      const late = live ? undefined : 'captured after its lease ended';
+      await recordCaptures(trx, s, { accountId: lease.accountId, balanceAfter: a.balance, held: lease.held, late, beyond, leaseId: lease.id, now });
       written.push(s.requestId);
     }
     return { written, ended: [...ended] };
