@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { HoldRequest, SettleRequest, UsageRecordInput } from './types.js';
 import type { LeaseState, LedgerStatements } from './statements.js';
 import { DEFAULT_LEASE_POLICY, LeaseBook, type LeasePolicy } from './lease-book.js';
+import { chargedTotal } from './settle.js';
 
 /**
  * Balance leases (DECISIONS.md, "Balance leases"): this instance reserves part of an account's
@@ -148,7 +149,7 @@ export class Leases {
     const a = this.admitted.get(s.requestId);
     if (!a) throw new Error(`request ${s.requestId} was not admitted from a lease`);
     if (a.covered !== undefined) throw new Error(`request ${s.requestId} ended twice`);
-    a.covered = a.lease.book.settle(a.held, s.charges.reduce((sum, c) => sum + c.cost, 0n));
+    a.covered = a.lease.book.settle(a.held, chargedTotal(s.charges));
     return { ...s, lease: { id: a.lease.id, accountId: a.lease.accountId, held: a.held } };
   }
 

@@ -9,7 +9,7 @@ import type {
 import { connect, migrate, type ConnectOptions } from './connect.js';
 import type { LedgerStatements } from './statements.js';
 import { dataDirFromEnv, embeddedFromEnv } from './data-dir.js';
-import { createAccount, credit, getAccount, listAccounts } from './accounts.js';
+import { createAccount, credit, getAccount, listAccounts, type LeaseHolding } from './accounts.js';
 import { authenticate, createKey, getKey, listKeys, revokeKey, updateKey, type KeySettings } from './keys.js';
 import { getUser, listUsers, seeUser, setUserDisabled, type UserRecord } from './users.js';
 import { appendAudit, listAudit, type AuditChange, type AuditEntry, type AuditFilter } from './audit.js';
@@ -19,7 +19,7 @@ import { HoldForecast } from './hold-forecast.js';
 import { GroupCommit } from './group-commit.js';
 import { leasedAtRefusal, placeHolds } from './place-hold.js';
 import { extendHold } from './extend-hold.js';
-import { checkCharges, settleMany, type SettleResult } from './settle.js';
+import { chargedTotal, checkCharges, settleMany, type SettleResult } from './settle.js';
 import { reapExpired, release } from './release.js';
 import { balanceCheck, ledgerEntries, usageRecords } from './read-ledger.js';
 import { claimSpool, spoolSettles } from './spool.js';
@@ -155,8 +155,10 @@ export class Ledger {
   /** The ended requests of leases, written in batches. */
   private readonly leaseFlushes: GroupCommit<SettleRequest, SettleResult>;
   private listener: LedgerListener = EMBEDDED_LISTENER;
-  /** When each batch of leased requests under way was sent. */
-  private readonly leaseWrites = new Set<number>();
+  /** What this instance's requests hold on a lease of its own, for the accounts as clients see them (accounts.ts). */
+  private readonly leaseHolding?: LeaseHolding;
+  /** The batches of leased requests under way, each with when it was sent. */
+  private readonly leaseWrites = new Set<{ sentAt: number }>();
   /** Leased requests whose batch failed and are being retried (or spooled at close). */
   private leasedUnsettled = 0;
   private readonly keyListeners = new Set<(keyId: string) => void>();
@@ -195,6 +197,7 @@ export class Ledger {
       lingerMs: SETTLE_LINGER_MS,
     });
     if (leases) this.leases = new Leases(statements, { ...leases, log });
+    this.leaseHolding = this.leases && ((leaseId) => this.leases!.holding(leaseId));
     this.leaseFlushes = new GroupCommit((items) => this.writeLeased(items), {
       maxInFlight: 1,
       maxBatch: LEASE_FLUSH_MAX_BATCH,
@@ -289,12 +292,12 @@ export class Ledger {
   /** Reads wait for submitted settles first, so a caller reads its own completed requests. */
   async getAccount(id: string): Promise<Account | undefined> {
     await this.settled();
-    return getAccount(this.db, id, this.leases && ((leaseId) => this.leases!.holding(leaseId)));
+    return getAccount(this.db, id, this.leaseHolding);
   }
   /** Reads wait for submitted settles first, as getAccount does. */
   async listAccounts(limit?: number, beforeId?: string): Promise<Account[]> {
     await this.settled();
-    return listAccounts(this.db, limit, beforeId, this.leases && ((leaseId) => this.leases!.holding(leaseId)));
+    return listAccounts(this.db, limit, beforeId, this.leaseHolding);
   }
   createKey(accountId: string, settings?: KeySettings): Promise<{ key: string; record: KeyRecord }> {
     return createKey(this.statements, accountId, settings);
@@ -589,25 +592,25 @@ export class Ledger {
   private leaseWritesStalled(): boolean {
     if (this.leasedUnsettled > 0) return true;
     const now = performance.now();
-    for (const sentAt of this.leaseWrites) if (now - sentAt > LEASE_WRITE_STALL_MS) return true;
+    for (const w of this.leaseWrites) if (now - w.sentAt > LEASE_WRITE_STALL_MS) return true;
     return false;
   }
 
   /** One batch of ended leased requests (see settleLeased): each is written at most once. */
   private async writeLeased(items: SettleRequest[]): Promise<Array<SettleResult | Error>> {
     for (const item of items) checkCharges(item.charges);
-    const sentAt = performance.now();
-    this.leaseWrites.add(sentAt);
+    const write = { sentAt: performance.now() };
+    this.leaseWrites.add(write);
     let answer: { written: string[]; ended: string[] };
     try {
       answer = await this.statements.settleLeased(items, this.leases?.states(items) ?? []);
     } finally {
-      this.leaseWrites.delete(sentAt);
+      this.leaseWrites.delete(write);
     }
     const { written, ended } = answer;
     this.leases?.written(items, ended);
     const done = new Set(written);
-    return items.map((s) => ({ captured: s.charges.reduce((sum, c) => sum + c.cost, 0n), settled: done.has(s.requestId) }));
+    return items.map((s) => ({ captured: chargedTotal(s.charges), settled: done.has(s.requestId) }));
   }
 
   async ledgerEntries(accountId: string, limit?: number, beforeId?: bigint): Promise<JournalEntry[]> {

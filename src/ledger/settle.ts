@@ -9,6 +9,11 @@ export interface SettleResult {
   settled: boolean;
 }
 
+/** What a request's charges come to: its capture. */
+export function chargedTotal(charges: Charge[]): bigint {
+  return charges.reduce((sum, c) => sum + c.cost, 0n);
+}
+
 /** Throws on a malformed charge (a negative cost, no model). */
 export function checkCharges(charges: Charge[]): void {
   for (const [i, c] of charges.entries()) {

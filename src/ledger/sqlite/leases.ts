@@ -3,6 +3,7 @@ import type { Database } from '../schema.js';
 import type { SettleRequest } from '../types.js';
 import type { ExpiredLease, LeaseRenewal, LeaseState, LeaseTake } from '../statements.js';
 import { inTransaction } from './transaction.js';
+import { chargedTotal } from '../settle.js';
 import { recordCaptures } from './settle.js';
 
 /**
@@ -73,7 +74,7 @@ export function settleLeased(db: Kysely<Database>, items: SettleRequest[], lease
       }
       const live = active.get(lease.id)!;
       if (!live) ended.add(lease.id);
-      const cost = s.charges.reduce((sum, c) => sum + c.cost, 0n);
+      const cost = chargedTotal(s.charges);
       const covered = live ? (cost < lease.held ? cost : lease.held) : 0n;
       if (covered > 0n) await sql`UPDATE leases SET amount = amount - ${covered} WHERE id = ${lease.id}`.execute(trx);
       const { rows: [a] } = await sql<{ balance: bigint }>`

@@ -5,6 +5,7 @@ import type { SettledHold } from '../statements.js';
 import { pricingJson, tokenCounts } from '../rows.js';
 import { toJson } from '../json.js';
 import { inTransaction } from './transaction.js';
+import { chargedTotal } from '../settle.js';
 import { budgetReturn } from './budgets.js';
 
 /** How one request's captures are recorded (see recordCaptures). */
@@ -28,7 +29,7 @@ export interface Captures {
  * usage record: the journal and usage moves of the PostgreSQL statements, for one request.
  */
 export async function recordCaptures(trx: Kysely<Database>, s: SettleRequest, c: Captures): Promise<void> {
-  const cost = s.charges.reduce((sum, ch) => sum + ch.cost, 0n);
+  const cost = chargedTotal(s.charges);
   let balance = c.balanceAfter + cost;
   let before = 0n;
   const tokens = s.charges.map((ch) => tokenCounts(ch.usage));
@@ -72,7 +73,7 @@ export async function settle(db: Kysely<Database>, valid: SettleRequest[]): Prom
         SELECT account_id, amount, status FROM holds WHERE id = ${s.requestId} AND status IN ('pending', 'expired')`.execute(trx);
       if (!h) continue;
       const late = h.status === 'expired';
-      const cost = s.charges.reduce((sum, c) => sum + c.cost, 0n);
+      const cost = chargedTotal(s.charges);
       // The whole cost, beyond the hold when the usage came to more (a debt, recorded as such).
       const captured = cost;
       const beyond = late ? captured : captured > h.amount ? captured - h.amount : 0n;
