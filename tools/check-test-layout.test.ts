@@ -1,31 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkScript } from './check-script-harness.js';
 
-const script = join(dirname(fileURLToPath(import.meta.url)), 'check-test-layout.mjs');
-let root = '';
-
-function tree(files: Record<string, string>): string {
-  root = mkdtempSync(join(tmpdir(), 'test-layout-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-  return root;
-}
-
-function check(dir: string): { ok: boolean; output: string } {
-  try {
-    return { ok: true, output: execFileSync(process.execPath, [script, dir], { encoding: 'utf8', stdio: 'pipe' }) };
-  } catch (error) {
-    return { ok: false, output: String((error as { stderr: string }).stderr) };
-  }
-}
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const { tree, check, cleanup } = checkScript('check-test-layout.mjs');
+afterEach(cleanup);
 
 const good = {
   'src/ledger/price.ts': 'export const price = 1;\n',
