@@ -148,10 +148,10 @@ export class LeaseBook {
     if (done) this.reserved -= amount;
   }
 
-  /** What can go back to the account now without touching anything owed: the free part beyond `keep`. */
-  surplus(keep = 0n): bigint {
+  /** What can go back to the account now without touching anything owed (the free part, expired or not). */
+  surplus(): bigint {
     const free = this.reserved - this.owed;
-    return free > keep ? free - keep : 0n;
+    return free > 0n ? free : 0n;
   }
 
   /** The size worth having free: the window's spend, and at least `minHolds` of its largest hold. */
@@ -169,8 +169,8 @@ export class LeaseBook {
    * run dry within about a window), back up to the target; its expiry moves on every third of its
    * lifetime while it is kept.
    */
-  renewal(nextHold = 0n): { grow: bigint } | undefined {
-    const target = this.target(nextHold);
+  renewal(): { grow: bigint } | undefined {
+    const target = this.target();
     const free = this.free;
     const due = this.now() - this.renewedAt >= this.policy.ttlMs / 3;
     const short = free * 2n < target;

@@ -88,12 +88,6 @@ export class Leases {
     return true;
   }
 
-  /** True when the account's lease here could serve a hold of `amount` now. */
-  covers(accountId: string, amount: bigint): boolean {
-    const lease = this.byAccount.get(accountId);
-    return !!lease && !lease.ending && lease.book.free >= amount;
-  }
-
   /**
    * The account's lease is short of `h`: asks for the rest and what the recent spend wants (one
    * renewal, shared by every request that finds the lease short meanwhile) and waits for it; true
@@ -231,11 +225,6 @@ export class Leases {
     clearInterval(this.timer);
     await Promise.allSettled([...this.byAccount.values()].map((l) => l.busy));
     await Promise.allSettled([...this.byAccount.values()].filter((l) => l.book.owed === 0n).map((l) => this.end(l)));
-  }
-
-  /** Leases with requests in flight or captures not yet written (for the shutdown log). */
-  get owing(): number {
-    return [...this.byAccount.values()].filter((l) => l.book.owed > 0n).length;
   }
 
   private isWanted(accountId: string): boolean {

@@ -391,11 +391,12 @@ export class Ledger {
     return credit(this.statements, accountId, amount, reason);
   }
   /**
-   * True when, as far as this instance knows, the account can afford a hold of `amount` now. A
-   * hint for starting work early, never a reason to move money: only placeHold decides.
+   * True when, as far as this instance knows, the account can afford a hold of `amount` in the
+   * database now. A hint for starting the upstream call while that hold commits, never a reason
+   * to move money: only placeHold decides. A hold served from a lease has no commit to overlap.
    */
   holdLikelyPasses(accountId: string, amount: bigint): boolean {
-    return !!this.leases?.covers(accountId, amount) || this.forecast.covers(accountId, amount);
+    return this.forecast.covers(accountId, amount);
   }
   /**
    * Reserves the request's worst case: from this instance's balance lease of the account when the
